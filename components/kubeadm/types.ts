@@ -1,0 +1,117 @@
+/**
+ * Plain data shapes of the kubeadm knowledge layer (layer 1). No Pulumi, no I/O.
+ *
+ * The component (layer 4) turns its Pulumi args into a {@link ClusterSpec} of plain values (the parts
+ * that decide the plan: names, roles, versions, sockets, gates) and hands it to `validateCluster`,
+ * which returns a {@link ValidCluster} or throws a {@link KubeadmConfigError}.
+ */
+
+/** A node's role, as kubeadm sees it: `control-plane` runs `kubeadm init`/`join --control-plane`. */
+export type NodeRole = "control-plane" | "worker";
+
+/** One kubelet flag, kubeadm v1beta4 `nodeRegistration.kubeletExtraArgs` entry: `--<name>=<value>`. */
+export interface KubeletArg {
+  name: string;
+  value: string;
+}
+
+/** A Node taint, as in kubeadm's `nodeRegistration.taints` (core/v1 Taint). */
+export interface Taint {
+  key: string;
+  value?: string;
+  /** `NoSchedule`, `PreferNoSchedule` or `NoExecute`; checked at runtime. */
+  effect: string;
+}
+
+/** A node as written by the user, before validation. Only plain values. */
+export interface NodeSpec {
+  name: string;
+  /** `control-plane` or `worker`; checked at runtime (no unions in args, see DESIGN.md). */
+  role: string;
+  /** CRI endpoint; unset = detect on the node as kubeadm does. */
+  criSocket?: string;
+  kubeletExtraArgs?: KubeletArg[];
+  labels?: Record<string, string>;
+  taints?: Taint[];
+  /** Known only when the user gave a plain string; used for the duplicate host+port check. */
+  host?: string;
+  /** SSH port; 22 when unset. */
+  port?: number;
+}
+
+/** kubeadm ClusterConfiguration.networking. */
+export interface Networking {
+  podSubnet?: string;
+  serviceSubnet?: string;
+  dnsDomain?: string;
+}
+
+/** The whole cluster as written by the user, before validation. Only plain values. */
+export interface ClusterSpec {
+  /** `v1.34.2` or `1.34.2`; minors 1.31 to 1.37. */
+  kubernetesVersion: string;
+  nodes: NodeSpec[];
+  /** `host` or `host:port` of the API server load balancer (kubeadm controlPlaneEndpoint). */
+  controlPlaneEndpoint?: string;
+  networking?: Networking;
+  /** kubeadm's ClusterConfiguration.featureGates, e.g. `{ NodeLocalCRISocket: true }`. */
+  featureGates?: Record<string, boolean>;
+  /** Extra top-level KubeletConfiguration fields (never `containerRuntimeEndpoint`: it is per node). */
+  kubeletConfiguration?: Record<string, unknown>;
+}
+
+/** A parsed Kubernetes version. */
+export interface KubeVersion {
+  major: number;
+  minor: number;
+  patch: number;
+  /** Canonical text with the `v` prefix: `v1.34.2`. */
+  text: string;
+}
+
+/** A node after validation: role checked, criSocket normalised, lists defaulted to empty. */
+export interface ValidNode {
+  name: string;
+  role: NodeRole;
+  /** Normalised endpoint (`unix:///...`), or undefined when it is to be detected on the node. */
+  criSocket?: string;
+  kubeletExtraArgs: KubeletArg[];
+  labels: Record<string, string>;
+  taints: Taint[];
+  /** Position in the user's list (0-based). */
+  index: number;
+}
+
+/** A cluster after validation. */
+export interface ValidCluster {
+  version: KubeVersion;
+  nodes: ValidNode[];
+  /** Control-plane nodes in the user's order; the first one runs `kubeadm init`. */
+  controlPlane: ValidNode[];
+  workers: ValidNode[];
+  /** Whether NodeLocalCRISocket is in effect for this version and these gates. */
+  nodeLocalCriSocket: boolean;
+  /** The featureGates map kubeadm is given (keys kubeadm would reject left out). */
+  kubeadmFeatureGates: Record<string, boolean>;
+  controlPlaneEndpoint?: string;
+  networking: Networking;
+  kubeletConfiguration: Record<string, unknown>;
+  /** Human-readable warnings (kubeadm's own deprecation warnings, among them). */
+  warnings: string[];
+}
+
+/**
+ * Bad input. `node` names the node (absent for cluster-wide fields) and `field` the field path
+ * (`criSocket`, `kubeletExtraArgs[2].value`, `featureGates.NodeLocalCRISocket`, ...). The message
+ * always starts with `node "<name>": <field>: ` or `<field>: `.
+ */
+export class KubeadmConfigError extends Error {
+  readonly node?: string;
+  readonly field: string;
+  constructor(field: string, problem: string, node?: string) {
+    super(`${node !== undefined ? `node "${node}": ` : ""}${field}: ${problem}`);
+    this.name = "KubeadmConfigError";
+    this.node = node;
+    this.field = field;
+  }
+}
