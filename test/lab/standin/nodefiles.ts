@@ -1,0 +1,114 @@
+/**
+ * TEST DOUBLE (lab stand-in, not real kubeadm): the files kubeadm writes on a node, in kubeadm's
+ * formats (kubeadm-facts.md, "Files on a node").
+ */
+import { parse } from "yaml";
+import { goQuote, goUnquote, readText, writeText } from "./common";
+import { goYaml, KubeletArg, Obj } from "./kubeadmconfig";
+
+export const KUBELET_DIR = "/var/lib/kubelet";
+export const CONFIG_YAML = "/var/lib/kubelet/config.yaml";
+export const FLAGS_ENV = "/var/lib/kubelet/kubeadm-flags.env";
+export const INSTANCE_CONFIG = "/var/lib/kubelet/instance-config.yaml";
+
+/** instance-config.yaml: exactly one line, the value Go-%q-quoted; mode 0644, directory 0700. */
+export function writeInstanceConfig(endpoint: string): void {
+  writeText(INSTANCE_CONFIG, `containerRuntimeEndpoint: ${goQuote(endpoint)}\n`, 0o644, 0o700);
+}
+
+/** The endpoint in instance-config.yaml, or undefined when the file is absent. */
+export function readInstanceConfig(): string | undefined {
+  const t = readText(INSTANCE_CONFIG);
+  if (t === undefined) return undefined;
+  const o = parse(t) as Obj | null;
+  const v = o?.containerRuntimeEndpoint;
+  return typeof v === "string" ? v : undefined;
+}
+
+/**
+ * config.yaml: the cluster-wide KubeletConfiguration (kubelet-config ConfigMap), then the instance
+ * config as a patch when NodeLocalCRISocket is in effect. Keys sorted, mode 0644.
+ */
+export function writeKubeletConfig(clusterKubelet: string, instanceEndpoint: string | undefined): void {
+  const o = parse(clusterKubelet) as Obj;
+  if (instanceEndpoint !== undefined) o.containerRuntimeEndpoint = instanceEndpoint;
+  writeText(CONFIG_YAML, goYaml(o), 0o644);
+}
+
+/** kubeadm-flags.env: kubeadm's own flags sorted (those the user overrides dropped), then the user's. */
+export function renderFlagsEnv(own: KubeletArg[], user: KubeletArg[]): string {
+  const userNames = new Set(user.map((a) => a.name));
+  const sorted = own.filter((a) => !userNames.has(a.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return formatFlagsEnv([...sorted, ...user]);
+}
+
+export function formatFlagsEnv(args: KubeletArg[]): string {
+  return `KUBELET_KUBEADM_ARGS=${goQuote(args.map((a) => `--${a.name}=${a.value}`).join(" "))}\n`;
+}
+
+/** Parses kubeadm-flags.env; throws on a file kubeadm would not have written. */
+export function parseFlagsEnv(text: string): KubeletArg[] {
+  const line = text.split("\n").find((l) => l.startsWith("KUBELET_KUBEADM_ARGS="));
+  if (line === undefined) return [];
+  const raw = line.slice("KUBELET_KUBEADM_ARGS=".length).trim();
+  const value = raw.startsWith('"') ? goUnquote(raw) : raw;
+  return value
+    .split(/\s+/)
+    .filter((t) => t !== "")
+    .map((t) => {
+      const m = /^--?([^=]+)(?:=(.*))?$/.exec(t);
+      if (!m) return { name: t, value: "" };
+      return { name: m[1], value: m[2] ?? "" };
+    });
+}
+
+export function readFlags(): KubeletArg[] | undefined {
+  const t = readText(FLAGS_ENV);
+  return t === undefined ? undefined : parseFlagsEnv(t);
+}
+
+/** Rewrites kubeadm-flags.env with `names` removed (other flags kept in their order). Returns whether it changed. */
+export function removeFlags(names: string[]): boolean {
+  const args = readFlags();
+  if (args === undefined) return false;
+  const kept = args.filter((a) => !names.includes(a.name));
+  if (kept.length === args.length) return false;
+  writeText(FLAGS_ENV, formatFlagsEnv(kept), 0o644);
+  return true;
+}
+
+export function flagValue(args: KubeletArg[] | undefined, name: string): string | undefined {
+  return args?.find((a) => a.name === name)?.value;
+}
+
+const b64 = (s: string): string => Buffer.from(s).toString("base64");
+
+/** A kubeconfig like kubeadm's (client credentials are lab placeholders). */
+export function kubeconfig(server: string, caCert: string, user: string): string {
+  return goYaml({
+    apiVersion: "v1",
+    clusters: [{ cluster: { "certificate-authority-data": b64(caCert), server: `https://${server}` }, name: "kubernetes" }],
+    contexts: [{ context: { cluster: "kubernetes", user }, name: `${user}@kubernetes` }],
+    "current-context": `${user}@kubernetes`,
+    kind: "Config",
+    preferences: {},
+    users: [{ name: user, user: { "client-certificate-data": b64(`lab stand-in certificate for ${user}\n`), "client-key-data": b64("lab stand-in key\n") } }],
+  });
+}
+
+export const CONTROL_PLANE_COMPONENTS = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"];
+
+/** A static Pod manifest (abridged; the image tag is what upgrades change). */
+export function manifest(component: string, kubernetesVersion: string, imageRepository = "registry.k8s.io"): string {
+  const image = component === "etcd" ? `${imageRepository}/etcd:3.5.21-0` : `${imageRepository}/${component}:${kubernetesVersion}`;
+  return goYaml({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { labels: { component, tier: "control-plane" }, name: component, namespace: "kube-system" },
+    spec: { containers: [{ command: [component], image, name: component }], hostNetwork: true, priorityClassName: "system-node-critical" },
+  });
+}
+
+export function writeControlPlaneFiles(kubernetesVersion: string): void {
+  for (const c of CONTROL_PLANE_COMPONENTS) writeText(`/etc/kubernetes/manifests/${c}.yaml`, manifest(c, kubernetesVersion), 0o600);
+}
