@@ -1,0 +1,88 @@
+/**
+ * What users write: the args of the `Cluster` component. Everything that decides the plan (names,
+ * roles, versions, sockets, gates, labels) is a plain value, checked when the component is
+ * constructed; what may come from other resources (hosts, users, keys) may be an Output.
+ * No unions other than `T | undefined` and no functions, so other Pulumi languages can use it later.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { KubeletArg, Networking, Taint } from "../kubeadm/types";
+
+/** A bastion the SSH connection goes through (pulumi-command's `connection.proxy`). */
+export interface ProxyArgs {
+  host: pulumi.Input<string>;
+  /** Default 22. */
+  port?: number;
+  /** Default: the node's user. */
+  user?: pulumi.Input<string>;
+  /** Default: the node's private key. Secret. */
+  privateKey?: pulumi.Input<string>;
+  /** The bastion's SSH host key, `ssh-ed25519 AAAA...` (authorized_keys form). Unset: not checked. */
+  hostKey?: pulumi.Input<string>;
+}
+
+/** One machine of the cluster. */
+export interface NodeArgs {
+  /** RFC 1123 DNS label; becomes the Kubernetes Node name (kubeadm nodeRegistration.name). */
+  name: string;
+  /** `control-plane` or `worker`. The first control-plane node in the list runs `kubeadm init`. */
+  role: string;
+  /** Address the SSH connection dials. */
+  host: pulumi.Input<string>;
+  /** SSH port. Default: `ssh.port`, else 22. */
+  port?: number;
+  /** SSH user. Default: `ssh.user`, else `root`. A user other than root runs the scripts through `sudo -n`. */
+  user?: pulumi.Input<string>;
+  /** SSH private key (PEM/OpenSSH text). Default: `ssh.privateKey`. Secret. */
+  privateKey?: pulumi.Input<string>;
+  /** Pins the node's SSH host key (`ssh-ed25519 AAAA...`). Unset: NOT checked, and a warning says so. */
+  hostKey?: pulumi.Input<string>;
+  /** Reach the node through this bastion. */
+  proxy?: ProxyArgs;
+  /**
+   * The node's CRI endpoint, e.g. `unix:///run/containerd/containerd.sock` (a bare absolute path gets
+   * `unix://`, with kubeadm's deprecation warning). Unset: detected on the node exactly as kubeadm does.
+   */
+  criSocket?: string;
+  /** kubelet flags, kubeadm v1beta4 `nodeRegistration.kubeletExtraArgs` (`--<name>=<value>`). */
+  kubeletExtraArgs?: KubeletArg[];
+  /** Node labels, set with kubectl after the node joined. */
+  labels?: Record<string, string>;
+  /** Node taints (kubeadm `nodeRegistration.taints`). Unset on a control-plane node: kubeadm's default taint. */
+  taints?: Taint[];
+}
+
+/** SSH settings applied to every node that does not set its own. */
+export interface SshDefaults {
+  /** Default `root`. */
+  user?: pulumi.Input<string>;
+  /** Secret. */
+  privateKey?: pulumi.Input<string>;
+  /** Default 22. */
+  port?: number;
+}
+
+/** The args of `new Cluster(name, args, opts)`. */
+export interface ClusterArgs {
+  /** Exact Kubernetes/kubeadm version, `v1.34.2` or `1.34.2`; minors 1.31 to 1.37. */
+  kubernetesVersion: string;
+  /** The machines; at least one control-plane node. */
+  nodes: NodeArgs[];
+  /** kubeadm controlPlaneEndpoint (`host` or `host:port`); required with more than one control-plane node. */
+  controlPlaneEndpoint?: string;
+  /** kubeadm ClusterConfiguration.networking. */
+  networking?: Networking;
+  /** kubeadm's featureGates map, e.g. `{ NodeLocalCRISocket: true }`. */
+  featureGates?: Record<string, boolean>;
+  /** Extra KubeletConfiguration fields for every node (not `containerRuntimeEndpoint`: that is per node). */
+  kubeletConfiguration?: Record<string, unknown>;
+  /** SSH defaults for every node. */
+  ssh?: SshDefaults;
+  /** Workers joining at the same time, at most. Default 10. */
+  maxConcurrentJoins?: number;
+  /** Seconds the kubelet must stay active after a restart to count as healthy. Default 10. */
+  kubeletSettleSeconds?: number;
+  /** Lifetime of each join's bootstrap token, kubeadm duration text. Default `2h0m0s`. */
+  joinTokenTtl?: string;
+  /** kubectl drain timeout when a node is removed, seconds. Default 300. */
+  drainTimeoutSeconds?: number;
+}

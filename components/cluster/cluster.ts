@@ -1,0 +1,168 @@
+/**
+ * Layer 4, the component: validate, plan, then one `command.remote.Command` per plan step.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as k8s from "@pulumi/kubernetes";
+import type * as command from "@pulumi/command";
+import { validateCluster } from "../kubeadm/validate";
+import { renderInitConfiguration, renderJoinConfiguration } from "../kubeadm/kubeadmConfig";
+import { kubeletFileChanges } from "../kubeadm/nodeFiles";
+import { normalizeCriSocket } from "../kubeadm/criSocket";
+import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
+import { buildProvisionPlan, type Step } from "../plan/steps";
+import { describePlan } from "../plan/describe";
+import { encodeFileChanges, parseFileSnapshot } from "../scripts/files";
+import { parseJoinMaterial } from "../scripts/joinToken";
+import { stepScripts } from "./stepScripts";
+import { stepCommand } from "./command";
+import { nodeConnection } from "./connection";
+import type { ClusterArgs, NodeArgs } from "./args";
+
+/** Per-node status, an output of the component. */
+export interface NodeStatus {
+  name: string;
+  role: string;
+  /** The node's CRI endpoint: declared, or as detected on the node (unknown in a first preview). */
+  criSocket: string;
+  /** Whether the node keeps its CRI socket node-local (instance-config.yaml) rather than flag + annotation. */
+  nodeLocalCriSocket: boolean;
+}
+
+/** The plain, plan-deciding part of the args, for `validateCluster`. */
+function clusterSpec(args: ClusterArgs): ClusterSpec {
+  const nodes = Array.isArray(args.nodes) ? args.nodes : [];
+  return {
+    kubernetesVersion: args.kubernetesVersion,
+    nodes: nodes.map((n) => ({
+      name: n.name,
+      role: n.role,
+      criSocket: n.criSocket,
+      kubeletExtraArgs: n.kubeletExtraArgs,
+      labels: n.labels,
+      taints: n.taints,
+      host: typeof n.host === "string" ? n.host : undefined,
+      port: n.port ?? args.ssh?.port ?? 22,
+    })),
+    controlPlaneEndpoint: args.controlPlaneEndpoint,
+    networking: args.networking,
+    featureGates: args.featureGates,
+    kubeletConfiguration: args.kubeletConfiguration,
+  };
+}
+
+/** Read `criSocket=` from a prepare step's output, checked like a declared one. */
+function detectedEndpoint(node: string, stdout: string): string {
+  const line = stdout.split("\n").find((l) => l.startsWith("criSocket="));
+  if (line === undefined) throw new Error(`node "${node}": criSocket: the prepare step reported no CRI socket`);
+  return normalizeCriSocket(line.slice("criSocket=".length).trim());
+}
+
+/**
+ * A kubeadm Kubernetes cluster on machines reached over SSH, each node's CRI socket kept node-local
+ * wherever the `NodeLocalCRISocket` gate is in effect (KEP-4656). Type token `kubeadm:index:Cluster`.
+ *
+ * `pulumi up` on a new cluster: `prepare` every node (check kubeadm, settle the CRI socket), `kubeadm
+ * init` on the first control-plane node, other control-plane nodes join one at a time, workers in
+ * parallel (`maxConcurrentJoins`), each join with fresh, secret join material; then each node's kubelet
+ * files are made what that kubeadm version leaves (instance-config.yaml / config.yaml /
+ * kubeadm-flags.env, backed up and replaced atomically) and its Node labelled and its cri-socket
+ * annotation removed (gate in effect) or set (legacy). The `plan` output lists these steps.
+ *
+ * @throws KubeadmConfigError at construction (so at preview, before any remote command exists) on bad
+ *   args, naming the node and the field; see `validateCluster`.
+ */
+export class Cluster extends pulumi.ComponentResource {
+  /** The admin kubeconfig of the cluster (secret). */
+  public readonly kubeconfig: pulumi.Output<string>;
+  /** A `@pulumi/kubernetes` Provider built from `kubeconfig`, for deploying workloads onto the cluster. */
+  public readonly provider: k8s.Provider;
+  /** Per-node status: name, role, resolved CRI endpoint, node-local or not. */
+  public readonly nodes: pulumi.Output<NodeStatus[]>;
+  /** The ordered steps in plain words, known at preview time. */
+  public readonly plan: pulumi.Output<string[]>;
+  /** The validated cluster (plain values). */
+  public readonly spec: ValidCluster;
+
+  constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+    const cluster = validateCluster(clusterSpec(args));
+    const steps = buildProvisionPlan(cluster, { maxConcurrentJoins: args.maxConcurrentJoins });
+    super("kubeadm:index:Cluster", name, {}, opts);
+    this.spec = cluster;
+    for (const w of cluster.warnings) pulumi.log.warn(w, this);
+
+    const nodeArgs = new Map<string, NodeArgs>(args.nodes.map((n) => [n.name, n]));
+    for (const n of args.nodes) {
+      if (n.hostKey === undefined) {
+        pulumi.log.warn(`node "${n.name}": hostKey is not set, so its SSH host key is NOT checked; pin it with hostKey`, this);
+      }
+    }
+    const validNode = new Map<string, ValidNode>(cluster.nodes.map((n) => [n.name, n]));
+    const commands = new Map<string, command.remote.Command>();
+    const endpoints = new Map<string, pulumi.Output<string>>();
+    const cp1 = cluster.controlPlane[0] as ValidNode;
+    const out = (id: string) => (commands.get(id) as command.remote.Command).stdout;
+
+    for (const step of steps) {
+      const node = validNode.get(step.node) as ValidNode;
+      const endpoint = () => endpoints.get(step.node) as pulumi.Output<string>;
+      const dataFor = (s: Step): { stdin?: pulumi.Input<string>; secretOutput: boolean } => {
+        switch (s.action) {
+          case "prepare":
+          case "kubeconfig":
+            return { secretOutput: s.action === "kubeconfig" };
+          case "join-token":
+            return { secretOutput: true };
+          case "init":
+            return { stdin: endpoint().apply((ep) => renderInitConfiguration(cluster, node, ep)), secretOutput: false };
+          case "join":
+            return {
+              stdin: pulumi.secret(
+                pulumi.all([endpoint(), out(`${s.node}-join-token`)]).apply(([ep, material]) =>
+                  renderJoinConfiguration(cluster, node, ep, parseJoinMaterial(material)),
+                ),
+              ),
+              secretOutput: false,
+            };
+          case "kubelet-files": {
+            const made = s.node === cp1.name ? `${s.node}-init` : `${s.node}-join`;
+            return {
+              stdin: pulumi.all([endpoint(), out(made)]).apply(([ep, snapshot]) =>
+                encodeFileChanges(kubeletFileChanges(cluster.nodeLocalCriSocket, ep, parseFileSnapshot(snapshot))),
+              ),
+              secretOutput: false,
+            };
+          }
+          case "node-metadata":
+            return { stdin: endpoint().apply((ep) => `${ep}\n`), secretOutput: false };
+        }
+      };
+      const data = dataFor(step);
+      const cmd = stepCommand(this, name, {
+        step,
+        scripts: stepScripts(step, cluster, args),
+        connection: nodeConnection(nodeArgs.get(step.runsOn) as NodeArgs, args.ssh),
+        ...data,
+        dependsOn: step.after.map((id) => commands.get(id) as command.remote.Command),
+      });
+      commands.set(step.id, cmd);
+      if (step.action === "prepare") {
+        endpoints.set(
+          step.node,
+          node.criSocket !== undefined ? pulumi.output(node.criSocket) : cmd.stdout.apply((o) => detectedEndpoint(step.node, o)),
+        );
+      }
+    }
+
+    this.kubeconfig = pulumi.secret(out(`${cp1.name}-kubeconfig`));
+    this.provider = new k8s.Provider(`${name}-provider`, { kubeconfig: this.kubeconfig }, { parent: this });
+    this.nodes = pulumi.all(
+      cluster.nodes.map((n) =>
+        (endpoints.get(n.name) as pulumi.Output<string>).apply(
+          (criSocket): NodeStatus => ({ name: n.name, role: n.role, criSocket, nodeLocalCriSocket: cluster.nodeLocalCriSocket }),
+        ),
+      ),
+    );
+    this.plan = pulumi.output(describePlan(name, steps));
+    this.registerOutputs({ kubeconfig: this.kubeconfig, nodes: this.nodes, plan: this.plan });
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * THE one place a `command.remote.Command` is made, with the safety defaults DESIGN.md asks for:
+ * - scripts wrapped by `remoteCommand` (bash -c with one quoted argument; sudo -n for non-root users);
+ * - secrets only on stdin, never in the command text; no `environment` (sshd usually refuses setenv);
+ * - `addPreviousOutputInEnv: false` (it would also go through setenv);
+ * - for steps whose output carries a secret: `additionalSecretOutputs: ["stdout", "stderr"]` and
+ *   `logging: "none"` (a secret stdin does not make stdout secret);
+ * - no `triggers`: a changed input is an update, never a replacement (whose delete may be `kubeadm reset`).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as command from "@pulumi/command";
+import type * as inputs from "@pulumi/command/types/input";
+import { remoteCommand } from "../scripts/script";
+import type { StepScripts } from "../scripts/types";
+import type { Step } from "../plan/steps";
+
+/** What `stepCommand` needs besides the step. */
+export interface StepCommandArgs {
+  step: Step;
+  scripts: StepScripts;
+  connection: pulumi.Input<inputs.remote.ConnectionArgs>;
+  /** Data for the script (secret where it carries a secret). */
+  stdin?: pulumi.Input<string>;
+  /** The step's stdout carries a secret (join material, kubeconfig). */
+  secretOutput: boolean;
+  dependsOn: pulumi.Resource[];
+}
+
+/**
+ * Create the Command for one plan step, named `<cluster>-<step id>`, parented to the component.
+ */
+export function stepCommand(parent: pulumi.ComponentResource, clusterName: string, a: StepCommandArgs): command.remote.Command {
+  return new command.remote.Command(
+    `${clusterName}-${a.step.id}`,
+    {
+      connection: a.connection,
+      create: remoteCommand(a.scripts.create),
+      ...(a.scripts.update !== undefined ? { update: remoteCommand(a.scripts.update) } : {}),
+      ...(a.scripts.delete !== undefined ? { delete: remoteCommand(a.scripts.delete) } : {}),
+      ...(a.stdin !== undefined ? { stdin: a.stdin } : {}),
+      addPreviousOutputInEnv: false,
+      logging: a.secretOutput ? "none" : "stdoutAndStderr",
+    },
+    {
+      parent,
+      dependsOn: a.dependsOn,
+      ...(a.secretOutput ? { additionalSecretOutputs: ["stdout", "stderr"] } : {}),
+    },
+  );
+}

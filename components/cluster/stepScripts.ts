@@ -1,0 +1,52 @@
+/**
+ * Which node script each plan step runs, with the args that shape it.
+ */
+import type { ValidCluster, ValidNode } from "../kubeadm/types";
+import { CRI_SOCKET_PROBE_ORDER, multipleCriEndpointsMessage } from "../kubeadm/criSocket";
+import type { Step } from "../plan/steps";
+import type { StepScripts } from "../scripts/types";
+import { prepareScripts } from "../scripts/prepare";
+import { initScripts, joinScripts } from "../scripts/kubeadmRun";
+import { joinTokenScripts, kubeconfigScripts } from "../scripts/joinToken";
+import { kubeletFilesScripts } from "../scripts/kubeletFiles";
+import { nodeMetadataScripts } from "../scripts/nodeMetadata";
+import type { ClusterArgs } from "./args";
+
+const LIST = "\u0000list\u0000";
+
+/** kubeadm's several-sockets message split around its list, for the prepare script to fill in. */
+function multipleMessage(): { before: string; after: string } {
+  const [before = "", after = ""] = multipleCriEndpointsMessage([LIST]).split(LIST);
+  return { before, after };
+}
+
+/** The scripts of `step`. */
+export function stepScripts(step: Step, cluster: ValidCluster, args: ClusterArgs): StepScripts {
+  const node = cluster.nodes.find((n) => n.name === step.node) as ValidNode;
+  switch (step.action) {
+    case "prepare":
+      return prepareScripts({
+        node: node.name,
+        criSocket: node.criSocket,
+        probeOrder: CRI_SOCKET_PROBE_ORDER,
+        multipleMessage: multipleMessage(),
+      });
+    case "init":
+      return initScripts(node.name);
+    case "kubeconfig":
+      return kubeconfigScripts(node.name);
+    case "join-token":
+      return joinTokenScripts(node.name, node.role === "control-plane", args.joinTokenTtl ?? "2h0m0s");
+    case "join":
+      return joinScripts(node.name);
+    case "kubelet-files":
+      return kubeletFilesScripts(node.name, args.kubeletSettleSeconds ?? 10);
+    case "node-metadata":
+      return nodeMetadataScripts({
+        node: node.name,
+        labels: node.labels,
+        nodeLocalCriSocket: cluster.nodeLocalCriSocket,
+        drainTimeoutSeconds: args.drainTimeoutSeconds ?? 300,
+      });
+  }
+}

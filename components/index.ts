@@ -1,0 +1,9 @@
+/**
+ * pulumi-kubeadm: the `Cluster` component and the kubeadm knowledge it is built on (pure functions,
+ * usable on their own).
+ */
+export { Cluster, type NodeStatus } from "./cluster/cluster";
+export type { ClusterArgs, NodeArgs, ProxyArgs, SshDefaults } from "./cluster/args";
+export * from "./kubeadm";
+export { buildProvisionPlan, type Step, type StepAction, type PlanOptions } from "./plan/steps";
+export { describePlan } from "./plan/describe";

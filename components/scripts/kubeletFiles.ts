@@ -1,0 +1,32 @@
+/**
+ * `kubelet-files`: apply the file changes the plan computed from what the node reported (stdin), with
+ * backup, compare-and-swap and atomic replace; restart the kubelet only when a file changed, and if it
+ * is then unhealthy, restore the backups, restart it again and fail naming the node.
+ */
+import { renderScript } from "./script";
+import type { StepScripts } from "./types";
+
+/**
+ * @param settleSeconds how long the kubelet must stay active after a restart to count as healthy.
+ */
+export function kubeletFilesScripts(node: string, settleSeconds: number): StepScripts {
+  if (!Number.isInteger(settleSeconds) || settleSeconds < 0) {
+    throw new Error(`kubeletSettleSeconds: must be a whole number >= 0, got ${settleSeconds}`);
+  }
+  const create = renderScript(node, [
+    `pk_apply_files`,
+    `if [ "$PK_CHANGED" -gt 0 ]; then`,
+    `  if ! pk_kubelet_healthy ${settleSeconds}; then`,
+    `    why=$(systemctl status kubelet 2>&1 | tail -n 5 || true)`,
+    `    pk_restore`,
+    `    pk_kubelet_healthy ${settleSeconds} || true`,
+    `    printf '%s\\n' "$why" >&2`,
+    `    pk_fail "the kubelet was unhealthy after its files changed; the files were restored from their backups and the kubelet restarted"`,
+    `  fi`,
+    `  echo "changed=$PK_CHANGED"`,
+    `else`,
+    `  echo "changed=0"`,
+    `fi`,
+  ]);
+  return { create, update: create };
+}

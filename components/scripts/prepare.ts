@@ -1,0 +1,48 @@
+/**
+ * `prepare`: before kubeadm runs, check the node and settle its CRI socket. Runs on every node in
+ * parallel, before init; changes nothing on the node.
+ */
+import { renderScript } from "./script";
+import { shellQuote } from "./quote";
+import type { StepScripts } from "./types";
+
+/** What the prepare step needs to know. */
+export interface PrepareInput {
+  node: string;
+  /** The declared, normalised endpoint; undefined = detect. */
+  criSocket?: string;
+  /** kubeadm's probe list, in its order (CRI_SOCKET_PROBE_ORDER). */
+  probeOrder: readonly string[];
+  /** kubeadm's message for several sockets, split around the comma-separated list of what was found. */
+  multipleMessage: { before: string; after: string };
+}
+
+/**
+ * The prepare script. Prints `criSocket=<endpoint>` and `kubeadmVersion=<kubeadm version -o short>`.
+ * Fails naming the node when kubeadm is missing, the declared socket does not exist, or detection finds
+ * no socket or several (kubeadm's own message, with the sockets found).
+ */
+export function prepareScripts(input: PrepareInput): StepScripts {
+  const probes = input.probeOrder.map(shellQuote).join(" ");
+  const body = [
+    `command -v kubeadm >/dev/null || pk_fail "kubeadm is not installed (not on the PATH of $(id -un))"`,
+    `version=$(kubeadm version -o short) || pk_fail "kubeadm version failed"`,
+    `declared=${shellQuote(input.criSocket ?? "")}`,
+    `if [ -n "$declared" ]; then`,
+    `  [ -S "\${declared#unix://}" ] || pk_fail "criSocket: no CRI socket at \${declared#unix://} (declared $declared)"`,
+    `  endpoint=$declared`,
+    `else`,
+    `  found=()`,
+    `  for probe in ${probes}; do`,
+    `    if [ -S "\${probe#unix://}" ]; then found+=("$probe"); fi`,
+    `  done`,
+    `  case \${#found[@]} in`,
+    `    0) pk_fail "criSocket: none set and no CRI socket found (kubeadm probes: ${input.probeOrder.join(", ")}); set criSocket or start a container runtime" ;;`,
+    `    1) endpoint=\${found[0]} ;;`,
+    `    *) list=$(printf '%s, ' "\${found[@]}"); pk_fail ${shellQuote(input.multipleMessage.before)}"\${list%, }"${shellQuote(input.multipleMessage.after)} ;;`,
+    `  esac`,
+    `fi`,
+    `printf 'criSocket=%s\\nkubeadmVersion=%s\\n' "$endpoint" "$version"`,
+  ];
+  return { create: renderScript(input.node, body) };
+}

@@ -1,0 +1,35 @@
+/**
+ * The root program: reads stack config and builds one Cluster. Config keys (namespace `kubeadm`) are
+ * documented in README.md. `nodes`, `networking`, `featureGates` and `kubeletConfiguration` are
+ * structured config read with requireObject/getObject (Pulumi.yaml's schema has no object type) and
+ * validated by the component. The SSH private key is its own secret key (`sshPrivateKey`): requireObject
+ * would decrypt a nested secure value without marking it secret.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { Cluster, type NodeArgs, type Networking } from "./components";
+
+const config = new pulumi.Config();
+
+const cluster = new Cluster(config.get("clusterName") ?? "kubeadm", {
+  kubernetesVersion: config.require("kubernetesVersion"),
+  nodes: config.requireObject<NodeArgs[]>("nodes"),
+  controlPlaneEndpoint: config.get("controlPlaneEndpoint"),
+  networking: config.getObject<Networking>("networking"),
+  featureGates: config.getObject<Record<string, boolean>>("featureGates"),
+  kubeletConfiguration: config.getObject<Record<string, unknown>>("kubeletConfiguration"),
+  ssh: {
+    user: config.get("sshUser"),
+    privateKey: config.getSecret("sshPrivateKey"),
+  },
+  maxConcurrentJoins: config.getNumber("maxConcurrentJoins"),
+  kubeletSettleSeconds: config.getNumber("kubeletSettleSeconds"),
+  joinTokenTtl: config.get("joinTokenTtl"),
+  drainTimeoutSeconds: config.getNumber("drainTimeoutSeconds"),
+});
+
+/** The admin kubeconfig (secret). */
+export const kubeconfig = cluster.kubeconfig;
+/** Per node: name, role, CRI endpoint, node-local or not. */
+export const nodes = cluster.nodes;
+/** The ordered steps, in plain words. */
+export const plan = cluster.plan;
