@@ -1,3 +1,4 @@
+import { caught } from "./helpers";
 import { setFeatureGate } from "../../../components/kubeadm/clusterConfig";
 import { FileEditError } from "../../../components/kubeadm/yamlEdit";
 
@@ -70,8 +71,7 @@ describe("setFeatureGate", () => {
     ["wrong apiVersion", "apiVersion: v1\nkind: ClusterConfiguration\n", /apiVersion/],
     ["alias", "kind: ClusterConfiguration\nx: &a {A: true}\nfeatureGates: *a\n", /alias/],
   ])("refuses %s", (_l, text, re) => {
-    let err: unknown;
-    try { setFeatureGate(text, "NodeLocalCRISocket", true); } catch (e) { err = e; }
+    const err: unknown = caught(() => setFeatureGate(text, "NodeLocalCRISocket", true));
     expect(err).toBeInstanceOf(FileEditError);
     expect((err as Error).message).toMatch(re);
   });

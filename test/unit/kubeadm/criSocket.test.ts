@@ -1,3 +1,4 @@
+import { caught } from "./helpers";
 import {
   CRI_SOCKET_PROBE_ORDER,
   criSocketSchemeWarning,
@@ -32,8 +33,7 @@ describe("normalizeCriSocket", () => {
     ["/run/../etc/shadow", /"\.\."/],
     ["unix:///run/", /directory/],
   ])("refuses %j", (input, re) => {
-    let err: unknown;
-    try { normalizeCriSocket(input); } catch (e) { err = e; }
+    const err: unknown = caught(() => normalizeCriSocket(input));
     expect(err).toBeInstanceOf(KubeadmConfigError);
     expect((err as KubeadmConfigError).field).toBe("criSocket");
     expect((err as Error).message).toMatch(re);

@@ -1,3 +1,4 @@
+import { caught } from "./helpers";
 import {
   addContainerRuntimeEndpointFlag,
   parseKubeadmFlags,
@@ -27,8 +28,7 @@ describe("parseKubeadmFlags", () => {
     ["CRLF", 'KUBELET_KUBEADM_ARGS="--a=b"\r\n', /not a Go-quoted/],
     ["export form", 'export KUBELET_KUBEADM_ARGS="--a=b"\n', /kubeadm's form/],
   ])("refuses %s", (_l, text, re) => {
-    let err: unknown;
-    try { parseKubeadmFlags(text); } catch (e) { err = e; }
+    const err: unknown = caught(() => parseKubeadmFlags(text));
     expect(err).toBeInstanceOf(FileEditError);
     expect((err as Error).message).toMatch(re);
   });

@@ -1,3 +1,4 @@
+import { caught } from "./helpers";
 import { kubeadmFeatureGates, NODE_LOCAL_CRI_SOCKET, nodeLocalCriSocketEnabled } from "../../../components/kubeadm/gates";
 import { parseKubernetesVersion } from "../../../components/kubeadm/version";
 import { KubeadmConfigError } from "../../../components/kubeadm/types";
@@ -26,8 +27,7 @@ describe("nodeLocalCriSocketEnabled: honour or refuse, every minor", () => {
     for (const [label, gates, want] of cases) {
       it(`${ver} gate ${label} -> ${want}`, () => {
         if (want === "throws") {
-          let err: unknown;
-          try { nodeLocalCriSocketEnabled(ver, gates); } catch (e) { err = e; }
+          const err: unknown = caught(() => nodeLocalCriSocketEnabled(ver, gates));
           expect(err).toBeInstanceOf(KubeadmConfigError);
           expect((err as KubeadmConfigError).field).toBe("featureGates.NodeLocalCRISocket");
           expect((err as Error).message).toMatch(minor === "31" ? /no NodeLocalCRISocket gate/ : /cannot be false/);

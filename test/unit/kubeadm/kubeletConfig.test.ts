@@ -1,3 +1,4 @@
+import { caught } from "./helpers";
 import { getContainerRuntimeEndpoint, setContainerRuntimeEndpoint } from "../../../components/kubeadm/kubeletConfig";
 import { FileEditError } from "../../../components/kubeadm/yamlEdit";
 
@@ -101,8 +102,7 @@ describe("setContainerRuntimeEndpoint", () => {
     ["block scalar", "kind: KubeletConfiguration\ncontainerRuntimeEndpoint: |\n  x\n", /block scalar/],
     ["map value", "kind: KubeletConfiguration\ncontainerRuntimeEndpoint:\n  a: 1\n", /is a map/],
   ])("refuses %s", (_label, input, re) => {
-    let err: unknown;
-    try { setContainerRuntimeEndpoint(input, SOCK); } catch (e) { err = e; }
+    const err: unknown = caught(() => setContainerRuntimeEndpoint(input, SOCK));
     expect(err).toBeInstanceOf(FileEditError);
     expect((err as Error).message).toMatch(re);
   });

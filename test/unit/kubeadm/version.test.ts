@@ -1,3 +1,4 @@
+import { caught } from "./helpers";
 import { checkUpgrade, parseKubernetesVersion, SUPPORTED_MINORS, versionFacts } from "../../../components/kubeadm/version";
 import { KubeadmConfigError } from "../../../components/kubeadm/types";
 
@@ -11,8 +12,9 @@ describe("parseKubernetesVersion", () => {
   it.each(["", "v1.34", "1.34.2-rc.0", " v1.34.2", "v01.34.2", "V1.34.2", "v1.34.2\n", "vv1.34.2", "latest", "1.34.x"])(
     "rejects malformed %j",
     (t) => {
-      expect(() => v(t)).toThrow(KubeadmConfigError);
-      try { v(t); } catch (e) { expect((e as KubeadmConfigError).field).toBe("kubernetesVersion"); }
+      const err = caught(() => v(t));
+      expect(err).toBeInstanceOf(KubeadmConfigError);
+      expect((err as KubeadmConfigError).field).toBe("kubernetesVersion");
     },
   );
   it.each(["v1.30.9", "v1.38.0", "v2.34.0", "v0.34.0"])("rejects unsupported %s", (t) => {
