@@ -152,6 +152,7 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   const acceptEnv = opts.acceptEnv ?? ["LANG", "LC_*"];
   const dialRetryDelayMs = opts.dialRetryDelayMs ?? 500;
   let failed = false;
+  let outputs: Record<string, unknown> = {};
   const preview = opts.mode === "preview";
 
   const newResult = (name: string, type: string, op: Op): ResourceResult => {
@@ -259,7 +260,6 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   const pulumi = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
   const settings = require("@pulumi/pulumi/runtime/settings") as {
     getMonitor(): unknown;
-    waitForRPCs?: () => Promise<void>;
   };
 
   const metas = new Map<string, RegMeta>();
@@ -267,7 +267,7 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   const pending = new Set<Promise<unknown>>();
   const replacedOld: StateRecord[] = [];
 
-  const handleCommand = async (name: string, rawInputs: Record<string, unknown>): Promise<{ id: string; state: Record<string, unknown> }> => {
+  const handleCommand = async (name: string, rawInputs: Record<string, unknown>): Promise<MockResult | typeof STOPPED> => {
     const meta = metas.get(name) ?? { dependencies: [], deleteBeforeReplace: false, additionalSecretOutputs: [], ignoreChanges: [] };
     const u = unwrapSecrets(rawInputs);
     masker.add(...u.secretStrings);
@@ -311,7 +311,7 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
       r.skipped = true;
       r.error = "not run: an earlier step failed";
       say(`${name}: ${op} skipped: an earlier step failed`);
-      throw new Error(`${name}: not run: an earlier step failed`);
+      return STOPPED;
     }
 
     const props = inputs as CommandProps;
@@ -371,21 +371,21 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
         replacedOld.splice(replacedOld.indexOf(prev!), 1);
         saveState(statePath, state);
       }
-      throw new Error(r.error);
+      return STOPPED;
     }
   };
 
   const mocks = {
-    newResource(args: { type: string; name: string; inputs: Record<string, unknown> }): Promise<{ id: string | undefined; state: Record<string, unknown> }> {
+    newResource(args: { type: string; name: string; inputs: Record<string, unknown> }): Promise<MockResult> {
       registered.add(args.name);
-      const p =
+      const p: Promise<MockResult | typeof STOPPED> =
         args.type === COMMAND_TYPE
           ? handleCommand(args.name, args.inputs)
           : Promise.resolve({ id: `${args.name}-id`, state: returnable(args.inputs) as Record<string, unknown> });
       const tracked = p.finally(() => pending.delete(tracked));
       tracked.catch(() => undefined);
       pending.add(tracked);
-      return p;
+      return p.then((v) => (v === STOPPED ? NEVER : v));
     },
     call(): Record<string, unknown> {
       return {};
@@ -397,7 +397,7 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
     if (!errors.includes(msg) && !results.some((r) => r.error !== undefined && msg.includes(r.error))) errors.push(msg);
   };
   process.on("unhandledRejection", unhandled);
-  let outputs: Record<string, unknown> = {};
+
   try {
     await pulumi.runtime.setMocks(mocks, project, stack, preview);
     // Read the resource options the mocks are not given, from the registration request itself.
@@ -415,26 +415,28 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
     pulumi.runtime.setAllConfig(cfg.config, cfg.secretKeys);
     say(`${opts.mode}: program ${path.relative(process.cwd(), programFile) || programFile}, stack ${stack} (project ${project})`);
 
-    let mod: Record<string, unknown>;
-    try {
-      mod = loadProgram(programFile);
-      if (typeof mod["default"] === "function") {
+    const programDone = (async (): Promise<Record<string, unknown>> => {
+      try {
+        const mod = loadProgram(programFile);
+        if (typeof mod["default"] !== "function") return mod;
         const ret = await (mod["default"] as () => unknown)();
-        mod = typeof ret === "object" && ret !== null ? (ret as Record<string, unknown>) : {};
+        return typeof ret === "object" && ret !== null ? (ret as Record<string, unknown>) : {};
+      } catch (e) {
+        errors.push(masker.mask(`program failed: ${e instanceof Error ? e.message : String(e)}`));
+        return {};
       }
-    } catch (e) {
-      errors.push(masker.mask(`program failed: ${e instanceof Error ? e.message : String(e)}`));
-      mod = {};
-    }
-    outputs = await stackOutputs(mod, pulumi);
-    // Settle: every registration and every command, including ones started by late registrations.
-    for (let quiet = 0; quiet < 3; ) {
-      const before = pending.size + registered.size;
+    })();
+    // Settle: every command has finished and no registration came for a few turns of the event loop.
+    // (The SDK's own waitForRPCs cannot be used: a failed step's registration never completes.)
+    for (let quiet = 0, seen = -1; quiet < 4; ) {
       await Promise.allSettled([...pending]);
-      if (settings.waitForRPCs) await settings.waitForRPCs().catch(() => undefined);
-      await new Promise((res) => setImmediate(res));
-      quiet = pending.size === 0 && pending.size + registered.size === before ? quiet + 1 : 0;
+      await new Promise((res) => setTimeout(res, 5));
+      quiet = pending.size === 0 && registered.size === seen ? quiet + 1 : 0;
+      seen = registered.size;
     }
+    const mod = await Promise.race([programDone, delay(100).then(() => undefined)]);
+    if (mod === undefined) errors.push("the program did not finish (it waits on a step that failed or was not run)");
+    outputs = await stackOutputs(mod ?? {}, pulumi);
   } finally {
     process.off("unhandledRejection", unhandled);
   }
@@ -472,6 +474,23 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   }
 }
 
+/**
+ * What `newResource` returns for a step that failed or was not run: a registration that never
+ * completes. Its outputs never resolve, so nothing that depends on it registers (the engine stops
+ * launching steps after a failure), and no rejection is left unhandled in the program.
+ */
+const NEVER = new Promise<never>(() => undefined);
+const STOPPED = Symbol("stopped");
+
+interface MockResult {
+  id: string;
+  state: Record<string, unknown>;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
 interface RegReq {
   getName(): string;
   getDependenciesList(): string[];
@@ -488,7 +507,12 @@ async function stackOutputs(mod: Record<string, unknown>, pulumi: typeof import(
     if (pulumi.Output.isInstance(v)) {
       try {
         const o = v as unknown as { promise(withUnknowns?: boolean): Promise<unknown>; isSecret: Promise<boolean>; isKnown: Promise<boolean> };
-        const [value, secret, known] = await Promise.all([o.promise(true), o.isSecret, o.isKnown]);
+        const got = await Promise.race([Promise.all([o.promise(true), o.isSecret, o.isKnown]), delay(50).then(() => undefined)]);
+        if (got === undefined) {
+          out[k] = "[not available: a step it needs failed or was not run]";
+          continue;
+        }
+        const [value, secret, known] = got;
         out[k] = secret ? "[secret]" : !known || isUnknownValue(value) ? "[unknown]" : unwrapSecrets(value).value;
       } catch (e) {
         out[k] = `[error: ${e instanceof Error ? e.message : String(e)}]`;
