@@ -206,3 +206,27 @@ export function runMain(main: (args: string[]) => Promise<number>): void {
     },
   );
 }
+
+/** Splits `--name=value`, `--name value` (for names in `valueFlags`), `-x`, and positionals. */
+export function parseCli(args: string[], valueFlags: string[]): { positional: string[]; flags: Record<string, string | true> } {
+  const out = { positional: [] as string[], flags: {} as Record<string, string | true> };
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--?([\w-]+)(?:=(.*))?$/s.exec(args[i]);
+    if (!m) { out.positional.push(args[i]); continue; }
+    if (m[2] !== undefined) out.flags[m[1]] = m[2];
+    else if (valueFlags.includes(m[1])) out.flags[m[1]] = args[++i] ?? "";
+    else out.flags[m[1]] = true;
+  }
+  return out;
+}
+
+/** Reads one line from stdin (for kubeadm's `[y/N]` prompts); empty at EOF. */
+export function readLineSync(): string {
+  try {
+    const buf = Buffer.alloc(256);
+    const n = fs.readSync(0, buf, 0, buf.length, null);
+    return buf.subarray(0, n).toString("utf8").split("\n")[0].trim();
+  } catch {
+    return "";
+  }
+}

@@ -5,7 +5,7 @@
  */
 import * as fs from "fs";
 import { parseAllDocuments, stringify } from "yaml";
-import { Fail } from "./common";
+import { Fail, p } from "./common";
 import type { Taint } from "./store";
 
 export type Obj = Record<string, unknown>;
@@ -36,11 +36,14 @@ function isObj(v: unknown): v is Obj {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Reads a `--config` file. UNVERIFIED: the exact read/decode error texts. */
+/**
+ * Reads a `--config` file: the node path under $LAB_ROOT when that exists, else the path as given.
+ * UNVERIFIED: the exact read/decode error texts.
+ */
 export function readConfigFile(file: string, minor: number): ConfigFile {
   let text: string;
   try {
-    text = fs.readFileSync(file, "utf8");
+    text = fs.readFileSync(fs.existsSync(p(file)) ? p(file) : file, "utf8");
   } catch {
     throw new Fail(`unable to read config from ${JSON.stringify(file)} : open ${file}: no such file or directory`);
   }

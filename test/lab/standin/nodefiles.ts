@@ -32,7 +32,7 @@ export function readInstanceConfig(): string | undefined {
 export function writeKubeletConfig(clusterKubelet: string, instanceEndpoint: string | undefined): void {
   const o = parse(clusterKubelet) as Obj;
   if (instanceEndpoint !== undefined) o.containerRuntimeEndpoint = instanceEndpoint;
-  writeText(CONFIG_YAML, goYaml(o), 0o644);
+  writeText(CONFIG_YAML, goYaml(o), 0o644, 0o700);
 }
 
 /** kubeadm-flags.env: kubeadm's own flags sorted (those the user overrides dropped), then the user's. */
@@ -73,7 +73,7 @@ export function removeFlags(names: string[]): boolean {
   if (args === undefined) return false;
   const kept = args.filter((a) => !names.includes(a.name));
   if (kept.length === args.length) return false;
-  writeText(FLAGS_ENV, formatFlagsEnv(kept), 0o644);
+  writeText(FLAGS_ENV, formatFlagsEnv(kept), 0o644, 0o700);
   return true;
 }
 

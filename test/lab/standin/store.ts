@@ -54,6 +54,8 @@ export interface Store {
   ca?: { cert: string; key: string; hash: string };
   /** The API endpoint join commands print (`host:port`). */
   apiEndpoint?: string;
+  /** The node `kubeadm init` ran on (the lab has one cluster store, so one cluster). */
+  initNode?: string;
   /** Lab control: nodes whose drain fails as if a PodDisruptionBudget blocked an eviction. */
   drainBlocks: Record<string, string>;
 }
