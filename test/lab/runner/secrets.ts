@@ -27,6 +27,13 @@ export function wrapSecret<T>(value: T): { value: T } {
   return { [SIG_KEY]: SECRET_SIG, value } as unknown as { value: T };
 }
 
+/**
+ * Connection fields that are not sensitive. @pulumi/command's SDK wraps the WHOLE `connection` in
+ * `pulumi.secret(...)`, so without this every host name and `root` would be masked in the log.
+ * (Their values still count as secret for the Pulumi outputs; only the log masking skips them.)
+ */
+const NOT_SENSITIVE = new Set(["host", "port", "user", "hostKey", "dialErrorLimit", "perDialTimeout", "agentSocketPath", "proxyHost", "proxyPort", "proxyUser"]);
+
 export interface Unwrapped {
   /** The value with every secret wrapper removed. */
   value: unknown;
@@ -43,12 +50,13 @@ export function unwrapSecrets(input: unknown): Unwrapped {
   const secretStrings: string[] = [];
   const secretKeys = new Set<string>();
   let hasUnknown = false;
-  const collect = (v: unknown): void => {
+  const collect = (v: unknown, key?: string): void => {
+    if (key !== undefined && NOT_SENSITIVE.has(key)) return;
     if (typeof v === "string") secretStrings.push(v);
-    else if (Array.isArray(v)) v.forEach(collect);
-    else if (typeof v === "object" && v !== null) Object.values(v).forEach(collect);
+    else if (Array.isArray(v)) v.forEach((e) => collect(e));
+    else if (typeof v === "object" && v !== null) for (const [k, e] of Object.entries(v)) collect(e, k);
   };
-  const walk = (v: unknown, inSecret: boolean, top: string | undefined): unknown => {
+  const walk = (v: unknown, inSecret: boolean, top: string | undefined, key?: string): unknown => {
     if (isUnknownValue(v)) {
       hasUnknown = true;
       return UNKNOWN_VALUE;
@@ -56,7 +64,7 @@ export function unwrapSecrets(input: unknown): Unwrapped {
     if (isSecretWrapper(v)) {
       if (top !== undefined) secretKeys.add(top);
       const inner = walk(v.value, true, top);
-      collect(inner);
+      collect(inner, key);
       return inner;
     }
     if (Array.isArray(v)) return v.map((e) => walk(e, inSecret, top));
@@ -64,7 +72,7 @@ export function unwrapSecrets(input: unknown): Unwrapped {
       const out: Record<string, unknown> = {};
       for (const [k, e] of Object.entries(v)) {
         if (e === undefined) continue;
-        out[k] = walk(e, inSecret, top ?? k);
+        out[k] = walk(e, inSecret, top ?? k, k);
       }
       return out;
     }

@@ -30,6 +30,21 @@ async function run(mode: "preview" | "apply" | "destroy", exec: ReturnType<typeo
   });
 }
 
+/** Applies the base config, then the base config with `extra`: returns the second run and its calls. */
+async function applyThenChange(extra: Record<string, unknown>, fail?: Parameters<typeof fakeExecutor>[0]) {
+  ws.writeStack(baseConfig());
+  await run("apply", fakeExecutor().exec);
+  ws.writeStack(baseConfig(extra));
+  const f = fakeExecutor(fail);
+  return { r: await run("apply", f.exec), calls: f.calls };
+}
+
+async function expectNoOpRun(): Promise<void> {
+  const f = fakeExecutor();
+  await run("apply", f.exec);
+  expect(f.calls).toHaveLength(0);
+}
+
 function op(r: RunResult, name: string): string | undefined {
   return r.resources.find((x) => x.name === name)?.op;
 }
@@ -85,56 +100,40 @@ test("preview runs nothing and tells what apply would do", async () => {
 });
 
 test("a changed create input runs create again (no update command), and flows to dependents", async () => {
-  ws.writeStack(baseConfig());
-  await run("apply", fakeExecutor().exec);
-  ws.writeStack(baseConfig({ "kubeadm:message": "bonjour" }));
-  const f = fakeExecutor();
-  const r = await run("apply", f.exec);
+  const { r, calls } = await applyThenChange({ "kubeadm:message": "bonjour" });
   expect(r.ok).toBe(true);
   expect(op(r, "fx-n1-first")).toBe("update");
   expect(op(r, "fx-n1-second")).toBe("update");
   expect(r.resources[0]!.ran).toEqual(["update (create again)"]);
-  expect(f.calls.map((c) => c.command)).toEqual([
+  expect(calls.map((c) => c.command)).toEqual([
     "echo bonjour from $(hostname)",
     'read t; echo "got bonjour from fakehost and $t"',
   ]);
   // recorded: a third run is a no-op
-  const f3 = fakeExecutor();
-  await run("apply", f3.exec);
-  expect(f3.calls).toHaveLength(0);
+  await expectNoOpRun();
 });
 
 test("changed triggers replace: the new create runs, then the OLD delete, after the program settled", async () => {
-  ws.writeStack(baseConfig());
-  await run("apply", fakeExecutor().exec);
-  ws.writeStack(baseConfig({ "kubeadm:trigger": "2" }));
-  const f = fakeExecutor();
-  const r = await run("apply", f.exec);
+  const { r, calls } = await applyThenChange({ "kubeadm:trigger": "2" });
   expect(r.ok).toBe(true);
   expect(op(r, "fx-n1-first")).toBe("replace");
   // the first's stdout did not change, so the second is unchanged
   expect(op(r, "fx-n1-second")).toBe("same");
-  expect(f.calls.map((c) => c.command)).toEqual(["echo hello from $(hostname)", "echo deleting first"]);
+  expect(calls.map((c) => c.command)).toEqual(["echo hello from $(hostname)", "echo deleting first"]);
   const del = r.resources.find((x) => x.op === "delete")!;
   expect(del.name).toBe("fx-n1-first");
   expect(del.ran).toEqual(["delete (old, replaced)"]);
   const state = JSON.parse(fs.readFileSync(ws.statePath, "utf8"));
   expect(state.pendingDeletes).toEqual([]);
   expect(Object.keys(state.resources).sort()).toEqual(["fx-n1-first", "fx-n1-second"]);
-  const f3 = fakeExecutor();
-  await run("apply", f3.exec);
-  expect(f3.calls).toHaveLength(0);
+  await expectNoOpRun();
 });
 
 test("a resource the program no longer registers has its delete run and leaves the state", async () => {
-  ws.writeStack(baseConfig());
-  await run("apply", fakeExecutor().exec);
-  ws.writeStack(baseConfig({ "kubeadm:second": false }));
-  const f = fakeExecutor();
-  const r = await run("apply", f.exec);
+  const { r, calls } = await applyThenChange({ "kubeadm:second": false });
   expect(r.ok).toBe(true);
-  expect(f.calls.map((c) => c.command)).toEqual(["echo deleting second"]);
-  expect(f.calls[0]!.stdin).toBe(TOKEN); // the old props, stdin included, as the provider's Delete
+  expect(calls.map((c) => c.command)).toEqual(["echo deleting second"]);
+  expect(calls[0]!.stdin).toBe(TOKEN); // the old props, stdin included, as the provider's Delete
   expect(op(r, "fx-n1-second")).toBe("delete");
   const state = JSON.parse(fs.readFileSync(ws.statePath, "utf8"));
   expect(Object.keys(state.resources)).toEqual(["fx-n1-first"]);
@@ -164,15 +163,11 @@ test("a failed create is not recorded, stops the run, and runs again next time",
 });
 
 test("a failed update keeps the old record", async () => {
-  ws.writeStack(baseConfig());
-  await run("apply", fakeExecutor().exec);
-  ws.writeStack(baseConfig({ "kubeadm:message": "hola" }));
-  const bad = fakeExecutor({ fail: (req) => req.command.startsWith("echo hola") });
-  const r = await run("apply", bad.exec);
+  const { r, calls } = await applyThenChange({ "kubeadm:message": "hola" }, { fail: (req) => req.command.startsWith("echo hola") });
   expect(r.ok).toBe(false);
   expect(r.resources.find((x) => x.name === "fx-n1-first")!.error).toContain("hola");
   // nothing after the failure ran
-  expect(bad.calls).toHaveLength(1);
+  expect(calls).toHaveLength(1);
   // back to the old config: nothing to do, the old record is intact
   ws.writeStack(baseConfig());
   const f = fakeExecutor();
