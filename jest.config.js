@@ -3,6 +3,6 @@ module.exports = {
   preset: "ts-jest",
   testEnvironment: "node",
   testMatch: ["<rootDir>/test/**/*.test.ts"],
-  transform: { "^.+\\.ts$": ["ts-jest", { isolatedModules: true }] },
+  transform: { "^.+\\.ts$": ["ts-jest", {}] },
   testTimeout: 60000,
 };

@@ -1,0 +1,83 @@
+/**
+ * The component under Pulumi's mocks: resource names, and the order the dependency graph enforces
+ * (init before every join, control-plane joins one after another, workers side by side).
+ */
+import { installMocks, registrations, settled, valueOf, type Registration } from "../helpers/mocks";
+import { clusterArgs, node } from "../helpers/fixtures";
+
+let Cluster: typeof import("../../../components").Cluster;
+
+beforeAll(async () => {
+  await installMocks({ nodeLocal: false });
+  ({ Cluster } = await import("../../../components"));
+});
+
+beforeEach(() => registrations.splice(0));
+
+const reg = (name: string): Registration => {
+  const r = registrations.find((x) => x.name === name);
+  if (!r) throw new Error(`no resource ${name}; have ${registrations.map((x) => x.name).join(", ")}`);
+  return r;
+};
+
+test("one command per node and step, named <cluster>-<node>-<step>", async () => {
+  const c = new Cluster("c", clusterArgs());
+  await valueOf(c.nodes);
+  await settled();
+  const commands = registrations.filter((r) => r.type === "command:remote:Command").map((r) => r.name).sort();
+  const expected = [
+    ...["cp1", "cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-prepare`, `c-${n}-kubelet-files`, `c-${n}-node-metadata`]),
+    "c-cp1-init", "c-cp1-kubeconfig",
+    ...["cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-join-token`, `c-${n}-join`]),
+  ].sort();
+  expect(commands).toEqual(expected);
+});
+
+test("init before every join; control-plane joins chained; workers after them, side by side", async () => {
+  const c = new Cluster("c", clusterArgs());
+  await valueOf(c.nodes);
+  await settled();
+  const init = reg("c-cp1-init");
+  for (const n of ["cp2", "cp3", "w1", "w2"]) {
+    expect(reg(`c-${n}-join-token`).start).toBeGreaterThan(init.end);
+    expect(reg(`c-${n}-join`).start).toBeGreaterThan(reg(`c-${n}-join-token`).end);
+  }
+  expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-join").end);
+  for (const w of ["w1", "w2"]) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-join").end);
+  // Workers overlap: the second starts before the first resolved.
+  const [a, b] = [reg("c-w1-join"), reg("c-w2-join")];
+  expect(Math.max(a.start, b.start)).toBeLessThan(Math.min(a.end, b.end));
+  // Prepare steps need nothing: they all start before init resolves.
+  for (const n of ["cp1", "cp2", "cp3", "w1", "w2"]) expect(reg(`c-${n}-prepare`).start).toBeLessThan(init.end);
+  // Kubelet files after the node's own init/join; metadata after that.
+  expect(reg("c-cp1-kubelet-files").start).toBeGreaterThan(init.end);
+  expect(reg("c-w2-kubelet-files").start).toBeGreaterThan(reg("c-w2-join").end);
+  expect(reg("c-w2-node-metadata").start).toBeGreaterThan(reg("c-w2-kubelet-files").end);
+});
+
+test("maxConcurrentJoins bounds the workers joining at once", async () => {
+  const workers = ["w1", "w2", "w3", "w4", "w5"].map((n, i) => node(n, "worker", 10 + i));
+  const c = new Cluster("c", clusterArgs({ maxConcurrentJoins: 2, nodes: [node("cp1", "control-plane", 1), ...workers] }));
+  await valueOf(c.nodes);
+  await settled();
+  expect(reg("c-w3-join-token").start).toBeGreaterThan(reg("c-w1-join").end);
+  expect(reg("c-w5-join-token").start).toBeGreaterThan(reg("c-w3-join").end);
+  // At no moment more than 2 worker joins are in flight.
+  const joins = workers.map((w) => reg(`c-${w.name}-join`));
+  for (const j of joins) {
+    const inFlight = joins.filter((k) => k.start <= j.start && k.end > j.start).length;
+    expect(inFlight).toBeLessThanOrEqual(2);
+  }
+});
+
+test("the plan output lists every step in order, known without running anything", async () => {
+  const c = new Cluster("c", clusterArgs());
+  const plan = await valueOf(c.plan);
+  expect(plan).toHaveLength(5 * 3 + 2 + 4 * 2);
+  expect(plan[0]).toMatch(/^1\. c-cp1-prepare \(first\): check kubeadm/);
+  const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));
+  expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));
+  expect(index("cp2-join")).toBeLessThan(index("cp3-join-token"));
+  expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp2-join)");
+  expect(plan[index("cp1-init")]).toContain("kubeadm init v1.33.2 (NodeLocalCRISocket not in effect");
+});

@@ -1,0 +1,28 @@
+/** Cluster args used across the component tests: 3 control-plane nodes, 2 workers (one CRI-O). */
+import type { ClusterArgs, NodeArgs } from "../../../components";
+import { SECRETS } from "./mocks";
+
+export const CONTAINERD = "unix:///run/containerd/containerd.sock";
+export const CRIO = "unix:///var/run/crio/crio.sock";
+
+export function node(name: string, role: string, i: number, extra: Partial<NodeArgs> = {}): NodeArgs {
+  return { name, role, host: `10.0.0.${i}`, hostKey: `ssh-ed25519 AAAAC3Nza${i}`, ...extra };
+}
+
+/** The standard test cluster; `overrides` replace top-level args. */
+export function clusterArgs(overrides: Partial<ClusterArgs> = {}): ClusterArgs {
+  return {
+    kubernetesVersion: "v1.33.2",
+    controlPlaneEndpoint: "k8s.example.internal:6443",
+    ssh: { privateKey: SECRETS.privateKey },
+    kubeletSettleSeconds: 0,
+    nodes: [
+      node("cp1", "control-plane", 1, { criSocket: CONTAINERD }),
+      node("cp2", "control-plane", 2, { criSocket: CONTAINERD }),
+      node("cp3", "control-plane", 3),
+      node("w1", "worker", 4, { criSocket: CONTAINERD, labels: { tier: "web" } }),
+      node("w2", "worker", 5, { criSocket: CRIO }),
+    ],
+    ...overrides,
+  };
+}

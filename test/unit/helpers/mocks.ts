@@ -1,0 +1,131 @@
+/**
+ * Pulumi's mock runtime for component tests: records each resource registration (when it started and
+ * when it resolved, as a sequence number) and answers each `command:remote:Command` with what a node
+ * would print for that step. Tests name their cluster `c`, so resources are `c-<node>-<step>`. Call `installMocks` and await it BEFORE loading the component module.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { kubeadmFiles, snapshotOf } from "./kubeadmFiles";
+
+/** Secret test values: they must never show up in command text. */
+export const SECRETS = {
+  token: "abcdef.0123456789abcdef",
+  certificateKey: "f".repeat(64),
+  kubeconfig: "apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n    client-key-data: S3CR3T-KUBECONFIG-KEY\n",
+  privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nS3CR3T-SSH-KEY\n-----END OPENSSH PRIVATE KEY-----\n",
+};
+
+export const CA_HASH = `sha256:${"a".repeat(64)}`;
+
+/** One registration seen by the mocks. */
+export interface Registration {
+  type: string;
+  name: string;
+  inputs: Record<string, unknown>;
+  /** Sequence number when newResource was called. */
+  start: number;
+  /** Sequence number when it resolved. */
+  end: number;
+}
+
+/** How the fake nodes answer. */
+export interface FakeNodes {
+  /** Node name -> the socket detection finds (default containerd). */
+  detected?: Record<string, string>;
+  /** Whether init/join leave node-local files (default: as the test says per call). */
+  nodeLocal: boolean;
+  /** Override of the files kubeadm leaves: node -> files. */
+  files?: (node: string, endpoint: string) => Record<string, string | undefined>;
+}
+
+export const registrations: Registration[] = [];
+let seq = 0;
+
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+
+/** Unwrap the mock runtime's secret wrappers (`{ [sig]: ..., value }`). */
+export function plain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plain);
+  if (value !== null && typeof value === "object") {
+    const o = value as Record<string, unknown>;
+    if (SECRET_SIG in o) return plain(o.value);
+    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, plain(v)]));
+  }
+  return value;
+}
+
+/** The bash script inside a command text made by `remoteCommand` (its single quoting undone). */
+export function scriptOf(commandText: string): string {
+  const m = /bash -c '([\s\S]*)' pulumi-kubeadm$/.exec(commandText);
+  if (!m) throw new Error(`not a pulumi-kubeadm command: ${commandText.slice(0, 60)}`);
+  return (m[1] as string).split(`'\\''`).join("'");
+}
+
+/** Whether a mock input is a secret wrapper. */
+export function isSecretInput(value: unknown): boolean {
+  return value !== null && typeof value === "object" && SECRET_SIG in (value as object);
+}
+
+function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, endpoints: Map<string, string>): string {
+  const m = /^(.*)-(prepare|init|kubeconfig|join-token|join|kubelet-files|node-metadata)$/.exec(name.replace(/^c-/, ""));
+  if (!m) return "";
+  const [, node, action] = m as unknown as [string, string, string];
+  const create = scriptOf(String(inputs.create ?? ""));
+  switch (action) {
+    case "prepare": {
+      const declared = /declared=('(?:[^']|'\\'')*')/.exec(create)?.[1] ?? "''";
+      const ep = declared !== "''" ? declared.slice(1, -1) : fake.detected?.[node] ?? "unix:///var/run/containerd/containerd.sock";
+      endpoints.set(node, ep);
+      return `criSocket=${ep}\nkubeadmVersion=v1.0.0\n`;
+    }
+    case "init":
+    case "join": {
+      const ep = endpoints.get(node) ?? "unix:///var/run/containerd/containerd.sock";
+      return snapshotOf(fake.files ? fake.files(node, ep) : kubeadmFiles(fake.nodeLocal, ep));
+    }
+    case "join-token":
+      return `apiServerEndpoint=10.0.0.1:6443\ntoken=${SECRETS.token}\ncaCertHash=${CA_HASH}\ncertificateKey=${
+        create.includes("upload-certs") ? SECRETS.certificateKey : ""
+      }\n`;
+    case "kubeconfig":
+      return SECRETS.kubeconfig;
+    default:
+      return "changed=0\n";
+  }
+}
+
+/** Install the mocks. `fake` can be changed between tests through the returned object. */
+export async function installMocks(fake: FakeNodes): Promise<{ fake: FakeNodes }> {
+  const state = { fake };
+  const endpoints = new Map<string, string>();
+  await pulumi.runtime.setMocks(
+    {
+      newResource: async (args) => {
+        const start = seq++;
+        await new Promise((r) => setTimeout(r, 2));
+        const stdout = args.type === "command:remote:Command" ? answer(state.fake, args.name, plain(args.inputs) as Record<string, unknown>, endpoints) : undefined;
+        const end = seq++;
+        registrations.push({ type: args.type, name: args.name, inputs: args.inputs, start, end });
+        return { id: `${args.name}-id`, state: { ...args.inputs, ...(stdout !== undefined ? { stdout, stderr: "" } : {}) } };
+      },
+      call: (args) => args.inputs,
+    },
+    "kubeadm",
+    "test",
+    false,
+  );
+  return state;
+}
+
+/** The value of an Output, once known. */
+export function valueOf<T>(o: pulumi.Output<T>): Promise<T> {
+  return new Promise((resolve) => o.apply((v) => resolve(v)));
+}
+
+/** Wait until every registration started so far has resolved and nothing new started for a moment. */
+export async function settled(): Promise<void> {
+  let last = -1;
+  while (last !== seq) {
+    last = seq;
+    await new Promise((r) => setTimeout(r, 30));
+  }
+}
