@@ -1,0 +1,207 @@
+/**
+ * `kubeadm upgrade` of the stand-in (a TEST DOUBLE): version policy and, per minor, what happens to
+ * instance-config.yaml, the --container-runtime-endpoint flag and the cri-socket annotation
+ * (kubeadm-facts.md).
+ */
+import { initConfig, joinConfig, Lab, LabNode, parseJoin } from "./helpers";
+
+const CONTAINERD = "unix:///var/run/containerd/containerd.sock";
+const CRIO = "unix:///var/run/crio/crio.sock";
+const ANNOTATION = "kubeadm.alpha.kubernetes.io/cri-socket";
+
+let labs: Lab[] = [];
+afterAll(async () => {
+  await Promise.all(labs.map((l) => l.close()));
+  labs = [];
+});
+
+async function cluster(version: string, gates?: Record<string, boolean>): Promise<{ lab: Lab; cp: LabNode; w: LabNode }> {
+  const lab = new Lab();
+  labs.push(lab);
+  const cp = await lab.node("cp1", version, ["containerd"]);
+  const w = await lab.node("w1", version, ["crio"]);
+  const init = await cp.kubeadm("init", "--config", cp.config("i.yaml", initConfig({ version, name: "cp1", gates, cpe: "10.0.0.1:6443" })));
+  expect(init.code).toBe(0);
+  const j = parseJoin((await cp.kubeadm("token", "create", "--print-join-command")).stdout);
+  expect((await w.kubeadm("join", "--config", w.config("j.yaml", joinConfig({ name: "w1", ...j, criSocket: CRIO })))).code).toBe(0);
+  return { lab, cp, w };
+}
+
+/** Install step + apply on cp1 + node on w1 + kubelet restarts; returns kubelet states. */
+async function upgrade(cp: LabNode, w: LabNode, version: string): Promise<void> {
+  cp.setVersion(version);
+  w.setVersion(version);
+  const a = await cp.kubeadm("upgrade", "apply", version, "-y");
+  expect(a.stderr).toBe("");
+  expect(a.code).toBe(0);
+  const n = await w.kubeadm("upgrade", "node");
+  expect(n.stderr).toBe("");
+  expect(n.code).toBe(0);
+  for (const x of [cp, w]) {
+    expect((await x.systemctl("restart", "kubelet")).code).toBe(0);
+    expect((await x.systemctl("is-active", "kubelet")).stdout).toBe("active\n");
+  }
+}
+
+function flags(n: LabNode): string {
+  return n.read("/var/lib/kubelet/kubeadm-flags.env")!;
+}
+
+async function setGates(cp: LabNode, edit: (cc: string) => string): Promise<void> {
+  const got = await cp.kubectl("get", "configmap", "-n", "kube-system", "kubeadm-config", "-o", "json");
+  const cm = JSON.parse(got.stdout) as { data: { ClusterConfiguration: string } };
+  cm.data.ClusterConfiguration = edit(cm.data.ClusterConfiguration);
+  const r = await cp.run("kubectl", ["--kubeconfig", "/etc/kubernetes/admin.conf", "replace", "-f", "-"], JSON.stringify(cm));
+  expect(r.stderr).toBe("");
+  expect(r.stdout).toBe("configmap/kubeadm-config replaced\n");
+}
+
+test("1.31 -> 1.32 (off) -> gate on 1.32 -> 1.33 -> 1.34 -> 1.35 -> 1.36 -> 1.37", async () => {
+  const { lab, cp, w } = await cluster("v1.31.4");
+  const annotations = (): [string | undefined, string | undefined] => [lab.store().nodes.cp1.metadata.annotations[ANNOTATION], lab.store().nodes.w1.metadata.annotations[ANNOTATION]];
+
+  await upgrade(cp, w, "v1.32.3");
+  expect(annotations()).toEqual([CONTAINERD, CRIO]);
+  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CRIO} --pod-infra-container-image=registry.k8s.io/pause:3.10"\n`);
+  expect(w.exists("/var/lib/kubelet/instance-config.yaml")).toBe(false);
+  expect(w.read("/var/lib/kubelet/config.yaml")).toContain('containerRuntimeEndpoint: ""\n');
+  expect(lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration).toContain("kubernetesVersion: v1.32.3\n");
+  expect(cp.read("/etc/kubernetes/manifests/kube-apiserver.yaml")).toContain("kube-apiserver:v1.32.3");
+
+  // Turn the gate on as the kinder test does: edit the ConfigMap, then upgrade (1.32 keeps the flag).
+  await setGates(cp, (cc) => `${cc}featureGates:\n  NodeLocalCRISocket: true\n`);
+  await upgrade(cp, w, "v1.32.4");
+  expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CRIO}"\n`);
+  expect(cp.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CONTAINERD}"\n`);
+  expect(flags(w)).toContain(`--container-runtime-endpoint=${CRIO}`);
+  expect(annotations()).toEqual([CONTAINERD, CRIO]);
+  expect(w.read("/var/lib/kubelet/config.yaml")).toContain(`containerRuntimeEndpoint: ${CRIO}\n`);
+
+  await upgrade(cp, w, "v1.33.2");
+  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10"\n`);
+  expect(annotations()).toEqual([undefined, undefined]);
+  expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CRIO}"\n`);
+
+  await upgrade(cp, w, "v1.34.1");
+  await upgrade(cp, w, "v1.35.0");
+  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS=""\n`);
+  expect(flags(cp)).toBe(`KUBELET_KUBEADM_ARGS=""\n`);
+  await upgrade(cp, w, "v1.36.0");
+  expect(annotations()).toEqual([undefined, undefined]);
+
+  // 1.37 refuses the removed gate still named in ClusterConfiguration.
+  cp.setVersion("v1.37.0");
+  w.setVersion("v1.37.0");
+  const refused = await cp.kubeadm("upgrade", "apply", "v1.37.0", "-y");
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain("NodeLocalCRISocket is not a valid feature name.");
+  expect(lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration).toContain("kubernetesVersion: v1.36.0\n");
+  const before = lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration;
+  await setGates(cp, (cc) => cc.replace("featureGates:\n  NodeLocalCRISocket: true\n", ""));
+  await upgrade(cp, w, "v1.37.0");
+  const after = lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration;
+  expect(after).toBe(before.replace("featureGates:\n  NodeLocalCRISocket: true\n", "").replace("kubernetesVersion: v1.36.0", "kubernetesVersion: v1.37.0"));
+  expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CRIO}"\n`);
+}, 120000);
+
+test("1.33 (gate off) -> 1.34 turns the default-on gate on from the annotation", async () => {
+  const { lab, cp, w } = await cluster("v1.33.2");
+  expect(flags(w)).toContain(`--container-runtime-endpoint=${CRIO}`);
+  await upgrade(cp, w, "v1.34.1");
+  expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CRIO}"\n`);
+  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10"\n`);
+  expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBeUndefined();
+  expect(lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration).not.toContain("featureGates");
+}, 60000);
+
+test("gate off: upgrade re-adds a removed annotation (#128031); 1.36 removes it unconditionally", async () => {
+  const { lab, cp, w } = await cluster("v1.35.0", { NodeLocalCRISocket: false });
+  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CRIO}"\n`);
+  expect((await cp.kubectl("annotate", "node", "cp1", `${ANNOTATION}-`)).stdout).toBe("node/cp1 annotated\n");
+  expect(lab.store().nodes.cp1.metadata.annotations[ANNOTATION]).toBeUndefined();
+  // Without the annotation, 1.35 upgrade finds the socket nowhere.
+  const noSocket = await cp.kubeadm("upgrade", "apply", "v1.35.0", "-y");
+  expect(noSocket.code).toBe(1);
+  expect(noSocket.stderr).toContain("node cp1 doesn't have kubeadm.alpha.kubernetes.io/cri-socket annotation");
+  expect((await cp.kubectl("annotate", "node", "cp1", `${ANNOTATION}=${CONTAINERD}`)).code).toBe(0);
+  await upgrade(cp, w, "v1.35.1");
+  expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBe(CRIO);
+  // 1.36 locks the gate on: the false entry must go first; then the annotation is removed.
+  cp.setVersion("v1.36.0");
+  const locked = await cp.kubeadm("upgrade", "apply", "v1.36.0", "-y");
+  expect(locked.code).toBe(1);
+  expect(locked.stderr).toContain("cannot set feature gate NodeLocalCRISocket to false, feature is locked to true");
+  await setGates(cp, (cc) => cc.replace("featureGates:\n  NodeLocalCRISocket: false\n", ""));
+  await upgrade(cp, w, "v1.36.0");
+  expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBeUndefined();
+  expect(lab.store().nodes.cp1.metadata.annotations[ANNOTATION]).toBeUndefined();
+  expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CRIO}"\n`);
+  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS=""\n`);
+}, 60000);
+
+test("1.32 with the gate on and no annotation or instance config: kubeadm's error", async () => {
+  const { cp, w } = await cluster("v1.31.4");
+  await cp.kubectl("annotate", "node", "w1", `${ANNOTATION}-`);
+  await setGates(cp, (cc) => `${cc}featureGates:\n  NodeLocalCRISocket: true\n`);
+  cp.setVersion("v1.32.3");
+  w.setVersion("v1.32.3");
+  expect((await cp.kubeadm("upgrade", "apply", "v1.32.3", "-y")).code).toBe(0);
+  const r = await w.kubeadm("upgrade", "node");
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain("node w1 doesn't have kubeadm.alpha.kubernetes.io/cri-socket annotation");
+}, 60000);
+
+test("1.37 fails when instance-config.yaml is missing, and strips a leftover flag", async () => {
+  const { cp, w } = await cluster("v1.36.0");
+  const fs = await import("fs");
+  fs.rmSync(w.file("/var/lib/kubelet/instance-config.yaml"));
+  cp.write("/var/lib/kubelet/kubeadm-flags.env", `KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CONTAINERD} --node-ip=10.0.0.2"\n`);
+  cp.setVersion("v1.37.0");
+  w.setVersion("v1.37.0");
+  const a = await cp.kubeadm("upgrade", "apply", "v1.37.0", "-y");
+  expect(a.stderr).toBe("");
+  expect(flags(cp)).toBe(`KUBELET_KUBEADM_ARGS="--node-ip=10.0.0.2"\n`);
+  const r = await w.kubeadm("upgrade", "node");
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain("/var/lib/kubelet/instance-config.yaml: no such file or directory");
+}, 60000);
+
+describe("version policy", () => {
+  let lab: Lab;
+  let cp: LabNode;
+  beforeAll(async () => {
+    const c = await cluster("v1.33.2");
+    lab = c.lab;
+    cp = c.cp;
+  }, 30000);
+  const apply = async (kubeadmVersion: string, target: string, ...extra: string[]) => {
+    cp.setVersion(kubeadmVersion);
+    return cp.kubeadm("upgrade", "apply", target, ...extra);
+  };
+  test("two minors at once", async () => {
+    const r = await apply("v1.35.0", "v1.35.0", "-y");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Specified version to upgrade to "v1.35.0" is too high; kubeadm can upgrade only 1 minor version at a time');
+    expect(r.stderr).toContain("the version argument is invalid due to these fatal errors:");
+  });
+  test("kubeadm older than the target", async () => {
+    const r = await apply("v1.33.2", "v1.34.0", "-y");
+    expect(r.stderr).toContain('Specified version to upgrade to "v1.34.0" is at least one minor release higher than the kubeadm minor release (34 > 33). Such an upgrade is not supported');
+    const p = await apply("v1.33.2", "v1.33.5", "-y");
+    expect(p.code).toBe(1);
+    expect(p.stderr).toContain('Specified version to upgrade to "v1.33.5" is higher than the kubeadm version "v1.33.2". Upgrade kubeadm first using the tool you used to install kubeadm');
+    expect(p.stderr).toContain("Can be bypassed if you pass the --force flag");
+  });
+  test("downgrade", async () => {
+    const r = await apply("v1.33.2", "v1.33.0", "-y");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("Downgrades are not supported");
+  });
+  test("no -y: kubeadm asks and does not proceed", async () => {
+    const r = await apply("v1.33.2", "v1.33.2");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("[upgrade] Are you sure you want to proceed? [y/N]: ");
+    expect(r.stderr).toContain("won't proceed; the user didn't answer (Y|y) in order to continue");
+    expect(lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration).toContain("kubernetesVersion: v1.33.2\n");
+  });
+});
