@@ -14,6 +14,7 @@ import { describePlan } from "../plan/describe";
 import { encodeFileChanges, parseFileSnapshot } from "../scripts/files";
 import { parseJoinMaterial } from "../scripts/joinToken";
 import { stepScripts } from "./stepScripts";
+import type { StepScripts } from "../scripts/types";
 import { stepCommand } from "./command";
 import { nodeConnection } from "./connection";
 import type { ClusterArgs, NodeArgs } from "./args";
@@ -86,6 +87,8 @@ export class Cluster extends pulumi.ComponentResource {
   constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     const cluster = validateCluster(clusterSpec(args));
     const steps = buildProvisionPlan(cluster, { maxConcurrentJoins: args.maxConcurrentJoins });
+    // Render every script before anything is registered: option errors surface here, not midway.
+    const scripts = new Map(steps.map((s) => [s.id, stepScripts(s, cluster, args)]));
     super("kubeadm:index:Cluster", name, {}, opts);
     this.spec = cluster;
     for (const w of cluster.warnings) pulumi.log.warn(w, this);
@@ -139,7 +142,7 @@ export class Cluster extends pulumi.ComponentResource {
       const data = dataFor(step);
       const cmd = stepCommand(this, name, {
         step,
-        scripts: stepScripts(step, cluster, args),
+        scripts: scripts.get(step.id) as StepScripts,
         connection: nodeConnection(nodeArgs.get(step.runsOn) as NodeArgs, args.ssh),
         ...data,
         dependsOn: step.after.map((id) => commands.get(id) as command.remote.Command),

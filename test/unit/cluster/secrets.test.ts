@@ -1,0 +1,81 @@
+/**
+ * Secrets (SSH key, bootstrap token, certificate key, admin kubeconfig) never appear in command text,
+ * travel only as secret inputs, and the steps whose output carries them are secret and unlogged.
+ */
+jest.mock("@pulumi/command", () => {
+  const actual = jest.requireActual("@pulumi/command");
+  const made: Array<{ name: string; args: Record<string, unknown>; opts: Record<string, unknown> }> = [];
+  class Recording extends actual.remote.Command {
+    constructor(name: string, args: Record<string, unknown>, opts: Record<string, unknown>) {
+      super(name, args, opts);
+      made.push({ name, args, opts });
+    }
+  }
+  return { ...actual, remote: { ...actual.remote, Command: Recording }, __made: made };
+});
+
+import { installMocks, isSecretInput, plain, registrations, settled, valueOf, SECRETS } from "../helpers/mocks";
+import { clusterArgs } from "../helpers/fixtures";
+import * as pulumi from "@pulumi/pulumi";
+
+let Cluster: typeof import("../../../components").Cluster;
+let cluster: InstanceType<typeof Cluster>;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const made = (require("@pulumi/command") as { __made: Array<{ name: string; args: Record<string, unknown>; opts: Record<string, unknown> }> }).__made;
+
+beforeAll(async () => {
+  await installMocks({ nodeLocal: true });
+  ({ Cluster } = await import("../../../components"));
+  cluster = new Cluster("c", clusterArgs());
+  await valueOf(cluster.nodes);
+  await settled();
+});
+
+const commands = () => registrations.filter((r) => r.type === "command:remote:Command");
+
+const MARKERS = [SECRETS.token, SECRETS.certificateKey, "S3CR3T-KUBECONFIG-KEY", "S3CR3T-SSH-KEY"];
+
+test("no secret value in any command's text (create, update, delete)", () => {
+  expect(commands().length).toBe(25);
+  for (const r of commands()) {
+    for (const field of ["create", "update", "delete"]) {
+      const text = String(plain(r.inputs[field] ?? ""));
+      for (const secret of MARKERS) expect({ resource: r.name, field, leaks: text.includes(secret) }).toEqual({ resource: r.name, field, leaks: false });
+    }
+  }
+});
+
+test("the admin kubeconfig output is secret and is the node's admin.conf", async () => {
+  expect(await pulumi.isSecret(cluster.kubeconfig)).toBe(true);
+  expect(await valueOf(cluster.kubeconfig)).toBe(SECRETS.kubeconfig);
+});
+
+test("the SSH private key reaches every connection as a secret", () => {
+  for (const r of commands()) {
+    const connection = r.inputs.connection as Record<string, unknown>;
+    expect(isSecretInput(connection.privateKey) || isSecretInput(connection)).toBe(true);
+    expect(JSON.stringify(plain(connection))).toContain("S3CR3T-SSH-KEY");
+  }
+});
+
+test("join material goes to each join only on a secret stdin, and holds the fresh token", () => {
+  for (const n of ["cp2", "cp3", "w1", "w2"]) {
+    const join = commands().find((r) => r.name === `c-${n}-join`);
+    expect(isSecretInput(join?.inputs.stdin)).toBe(true);
+    const stdin = String(plain(join?.inputs.stdin));
+    expect(stdin).toContain(`token: ${SECRETS.token}`);
+    if (n.startsWith("cp")) expect(stdin).toContain(`certificateKey: ${SECRETS.certificateKey}`);
+    else expect(stdin).not.toContain("certificateKey");
+  }
+});
+
+test("steps whose output carries a secret are secret outputs and not logged; others log", () => {
+  for (const m of made) {
+    const secretStep = /-(join-token|kubeconfig)$/.test(m.name);
+    expect({ name: m.name, logging: m.args.logging }).toEqual({ name: m.name, logging: secretStep ? "none" : "stdoutAndStderr" });
+    expect({ name: m.name, aso: m.opts.additionalSecretOutputs ?? [] }).toEqual({ name: m.name, aso: secretStep ? ["stdout", "stderr"] : [] });
+    expect(m.args.addPreviousOutputInEnv).toBe(false);
+    expect(m.args.environment).toBeUndefined();
+    expect(m.args.triggers).toBeUndefined();
+  }
+});
