@@ -1,0 +1,177 @@
+/**
+ * The stand-in's cluster store, kubectl subset, kubelet health check and reset (all TEST DOUBLES).
+ */
+import * as fs from "fs";
+import { initConfig, joinConfig, Lab, LabNode, parseJoin } from "./helpers";
+
+const CONTAINERD = "unix:///var/run/containerd/containerd.sock";
+let lab: Lab;
+let cp: LabNode;
+let w: LabNode;
+
+beforeAll(async () => {
+  lab = new Lab();
+  cp = await lab.node("cp1", "v1.33.2", ["containerd"]);
+  w = await lab.node("w1", "v1.33.2", ["containerd"]);
+  expect((await cp.kubeadm("init", "--config", cp.config("i.yaml", initConfig({ version: "v1.33.2", name: "cp1", gates: { NodeLocalCRISocket: true } })))).code).toBe(0);
+  const j = parseJoin((await cp.kubeadm("token", "create", "--print-join-command")).stdout);
+  expect((await w.kubeadm("join", "--config", w.config("j.yaml", joinConfig({ name: "w1", ...j })))).code).toBe(0);
+}, 30000);
+afterAll(async () => lab.close());
+
+describe("cluster store", () => {
+  test("concurrent writes from several processes on several nodes lose nothing", async () => {
+    const runs = Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? cp : w).run("kubectl", ["--kubeconfig", "/etc/kubernetes/kubelet.conf", "label", "node", "w1", `lab/k${i}=v${i}`]));
+    const results = await Promise.all(runs);
+    expect(results.map((r) => r.code)).toEqual(Array(12).fill(0));
+    const labels = lab.store().nodes.w1.metadata.labels;
+    for (let i = 0; i < 12; i++) expect(labels[`lab/k${i}`]).toBe(`v${i}`);
+  }, 30000);
+
+  test("replace with a stale resourceVersion fails with the API server's conflict", async () => {
+    const cm = JSON.parse((await cp.kubectl("get", "configmap", "-n", "kube-system", "kubeadm-config", "-o", "json")).stdout) as { metadata: { resourceVersion: string }; data: Record<string, string> };
+    expect(cm.metadata.resourceVersion).toMatch(/^\d+$/);
+    const first = await cp.run("kubectl", ["replace", "-f", "-", "--kubeconfig", "/etc/kubernetes/admin.conf"], JSON.stringify(cm));
+    expect(first.stdout).toBe("configmap/kubeadm-config replaced\n");
+    const stale = await cp.run("kubectl", ["--kubeconfig=/etc/kubernetes/admin.conf", "replace", "-f", "-"], JSON.stringify(cm));
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toBe(
+      'Error from server (Conflict): error when replacing "STDIN": Operation cannot be fulfilled on configmaps "kubeadm-config": the object has been modified; please apply your changes to the latest version and try again\n',
+    );
+    const yaml = await cp.kubectl("get", "cm", "-n", "kube-system", "kubeadm-config", "-o", "yaml");
+    expect(yaml.stdout).toContain("kind: ConfigMap\n");
+    expect(yaml.stdout).toMatch(/resourceVersion: "\d+"/);
+    const jp = await cp.kubectl("get", "configmap", "kubeadm-config", "-n", "kube-system", "-o", "jsonpath={.data.ClusterConfiguration}");
+    expect(jp.stdout).toBe(cm.data.ClusterConfiguration);
+  });
+});
+
+describe("kubectl", () => {
+  test("no credentials on the node: fails like kubectl without a kubeconfig", async () => {
+    const r = await w.run("kubectl", ["get", "nodes"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("The connection to the server localhost:8080 was refused - did you specify the right host or port?\n");
+    const missing = await w.kubectl("get", "nodes");
+    expect(missing.stderr).toBe("error: stat /etc/kubernetes/admin.conf: no such file or directory\n");
+  });
+  test("annotate and label follow kubectl's overwrite rules", async () => {
+    expect((await cp.kubectl("annotate", "node", "w1", "lab/a=1")).stdout).toBe("node/w1 annotated\n");
+    const no = await cp.kubectl("annotate", "node", "w1", "lab/a=2");
+    expect(no.code).toBe(1);
+    expect(no.stderr).toBe("error: --overwrite is false but found the following declared annotation(s): 'lab/a' already has a value (1)\n");
+    expect((await cp.kubectl("annotate", "node", "w1", "lab/a=2", "--overwrite")).code).toBe(0);
+    expect((await cp.kubectl("get", "node", "w1", "-o", "jsonpath={.metadata.annotations.lab/a}")).stdout).toBe("2");
+    expect((await cp.kubectl("label", "node", "w1", "tier=x")).stdout).toBe("node/w1 labeled\n");
+    const l2 = await cp.kubectl("label", "node", "w1", "tier=y");
+    expect(l2.stderr).toBe("error: 'tier' already has a value (x), and --overwrite is false\n");
+    expect((await cp.kubectl("label", "node", "w1", "tier-")).stdout).toBe("node/w1 unlabeled\n");
+    expect(lab.store().nodes.w1.metadata.labels.tier).toBeUndefined();
+    const nf = await cp.kubectl("get", "node", "nope");
+    expect(nf.stderr).toBe('Error from server (NotFound): nodes "nope" not found\n');
+  });
+  test("cordon, drain (blocked by a PDB from the host, then not), uncordon", async () => {
+    expect((await cp.kubectl("cordon", "w1")).stdout).toBe("node/w1 cordoned\n");
+    expect((await cp.kubectl("get", "nodes")).stdout).toMatch(/\nw1 +Ready,SchedulingDisabled /);
+    const block = await lab.hostKubectl("lab", "block-drain", "w1");
+    expect(block.code).toBe(0);
+    const d = await cp.kubectl("drain", "w1", "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=30s", "--grace-period=10");
+    expect(d.code).toBe(1);
+    expect(d.stdout).toBe("node/w1 already cordoned\n");
+    expect(d.stderr).toContain("Cannot evict pod as it would violate the pod's disruption budget.");
+    expect(d.stderr).toContain('error: unable to drain node "w1"');
+    expect(lab.store().nodes.w1.spec.unschedulable).toBe(true);
+    await lab.hostKubectl("lab", "unblock-drain", "w1");
+    const ok = await cp.kubectl("drain", "w1", "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=30s", "--grace-period=10");
+    expect(ok.stdout).toBe("node/w1 already cordoned\nnode/w1 drained\n");
+    expect((await cp.kubectl("uncordon", "w1")).stdout).toBe("node/w1 uncordoned\n");
+    const host = await lab.hostKubectl("get", "node", "w1", "-o", "jsonpath={.spec.unschedulable}");
+    expect(host).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+});
+
+describe("kubelet health check", () => {
+  async function expectFailed(n: LabNode, reason: string): Promise<void> {
+    expect((await n.systemctl("restart", "kubelet")).code).toBe(0);
+    const a = await n.systemctl("is-active", "kubelet");
+    expect(a).toEqual({ code: 3, stdout: "failed\n", stderr: "" });
+    const st = await n.systemctl("status", "kubelet");
+    expect(st.code).toBe(3);
+    expect(st.stdout).toContain(reason);
+    expect((await cp.kubectl("get", "node", n.name)).stdout).toMatch(new RegExp(`\\n${n.name} +NotReady `));
+  }
+  async function expectActive(n: LabNode): Promise<void> {
+    expect((await n.systemctl("restart", "kubelet")).code).toBe(0);
+    expect(await n.systemctl("is-active", "kubelet")).toEqual({ code: 0, stdout: "active\n", stderr: "" });
+    expect((await cp.kubectl("get", "node", n.name)).stdout).toMatch(new RegExp(`\\n${n.name} +Ready `));
+  }
+  const saved: Record<string, string> = {};
+  beforeEach(() => {
+    for (const f of ["/var/lib/kubelet/config.yaml", "/var/lib/kubelet/kubeadm-flags.env"]) saved[f] = w.read(f)!;
+  });
+  afterEach(async () => {
+    for (const [f, t] of Object.entries(saved)) w.write(f, t);
+    w.setVersion("v1.33.2");
+    await expectActive(w);
+  });
+
+  test("unparseable config.yaml", async () => {
+    w.write("/var/lib/kubelet/config.yaml", "apiVersion: [unclosed\n");
+    await expectFailed(w, "failed to load kubelet config file, path: /var/lib/kubelet/config.yaml");
+  });
+  test("containerRuntimeEndpoint pointing at no socket, or empty", async () => {
+    w.write("/var/lib/kubelet/config.yaml", saved["/var/lib/kubelet/config.yaml"].replace(CONTAINERD, "unix:///run/crio/crio.sock"));
+    await expectFailed(w, "dial unix /run/crio/crio.sock: connect: no such file or directory");
+    w.write("/var/lib/kubelet/config.yaml", saved["/var/lib/kubelet/config.yaml"].replace(`containerRuntimeEndpoint: ${CONTAINERD}`, 'containerRuntimeEndpoint: ""'));
+    await expectFailed(w, "the container runtime endpoint address was not specified or empty");
+  });
+  test("the flag in kubeadm-flags.env beats config.yaml; instance-config.yaml alone does nothing", async () => {
+    w.write("/var/lib/kubelet/kubeadm-flags.env", 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///run/missing.sock"\n');
+    await expectFailed(w, "dial unix /run/missing.sock");
+    w.write("/var/lib/kubelet/kubeadm-flags.env", saved["/var/lib/kubelet/kubeadm-flags.env"]);
+    w.write("/var/lib/kubelet/config.yaml", saved["/var/lib/kubelet/config.yaml"].replace(`containerRuntimeEndpoint: ${CONTAINERD}`, 'containerRuntimeEndpoint: ""'));
+    expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CONTAINERD}"\n`);
+    await expectFailed(w, "not specified or empty");
+  });
+  test("flags this kubelet version no longer accepts", async () => {
+    for (const [version, flag] of [["v1.24.0", "--network-plugin=cni"], ["v1.27.0", "--container-runtime=remote"], ["v1.35.0", "--pod-infra-container-image=registry.k8s.io/pause:3.10"]]) {
+      w.setVersion(version);
+      w.write("/var/lib/kubelet/kubeadm-flags.env", `KUBELET_KUBEADM_ARGS="${flag}"\n`);
+      await expectFailed(w, `failed to parse kubelet flag: unknown flag: ${flag.split("=")[0]}`);
+    }
+    w.setVersion("v1.34.0");
+    w.write("/var/lib/kubelet/kubeadm-flags.env", 'KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10"\n');
+    await expectActive(w);
+  }, 30000);
+});
+
+describe("reset and durations", () => {
+  test("reset wipes kubeadm's files, stops the kubelet, keeps the Node object; a re-join works", async () => {
+    const r = await w.kubeadm("reset", "-f");
+    expect(r.code).toBe(0);
+    for (const f of ["/etc/kubernetes/kubelet.conf", "/etc/kubernetes/pki", "/var/lib/kubelet/config.yaml", "/var/lib/kubelet/instance-config.yaml", "/var/lib/kubelet/kubeadm-flags.env"]) {
+      expect(w.exists(f)).toBe(false);
+    }
+    expect(w.exists("/var/lib/kubelet")).toBe(true);
+    expect((await w.systemctl("is-active", "kubelet")).stdout).toBe("inactive\n");
+    expect(lab.store().nodes.w1).toBeDefined();
+    expect((await cp.kubectl("get", "node", "w1")).stdout).toMatch(/\nw1 +NotReady /);
+    await expectRestartFails();
+    const j = parseJoin((await cp.kubeadm("token", "create", "--print-join-command")).stdout);
+    const again = await w.kubeadm("join", "--config", w.config("j.yaml", joinConfig({ name: "w1", ...j })));
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+    expect((await cp.kubectl("get", "node", "w1")).stdout).toMatch(/\nw1 +Ready /);
+  }, 30000);
+  async function expectRestartFails(): Promise<void> {
+    await w.systemctl("restart", "kubelet");
+    expect((await w.systemctl("is-active", "kubelet")).code).toBe(3);
+  }
+  test("step durations come from $LAB_DIR/config.json", async () => {
+    lab.setConfig({ durations: { other: 1 } });
+    const t0 = Date.now();
+    await cp.systemctl("restart", "kubelet");
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
+    lab.setConfig({});
+    expect(fs.existsSync(lab.labDir)).toBe(true);
+  });
+});
