@@ -1,0 +1,90 @@
+/**
+ * pk_apply_files / pk_restore / the kubelet-files script, for real in bash on temporary files:
+ * compare-and-swap, timestamped backups, atomic replace, nothing repeated on a re-run, restore when the
+ * kubelet turns unhealthy.
+ */
+import { existsSync, readFileSync, readdirSync, writeFileSync, statSync } from "fs";
+import { join } from "path";
+import { kubeletFilesScripts } from "../../../components/scripts/kubeletFiles";
+import { encodeFileChanges, sha256Hex } from "../../../components/scripts/files";
+import { runBash, sandbox } from "./bash";
+
+function setup(kubeletHealthy: boolean) {
+  const box = sandbox();
+  const restarts = join(box.dir, "restarts");
+  box.stub("systemctl", `case "$1" in restart) echo x >>${restarts};; is-active) ${kubeletHealthy ? "exit 0" : `[ -f ${box.dir}/healthy ]`};; status) echo "kubelet: bad config";; esac`);
+  const a = join(box.dir, "a.yaml");
+  const b = join(box.dir, "b.env");
+  writeFileSync(a, "old: a\n");
+  writeFileSync(b, "B=1\n");
+  const script = kubeletFilesScripts("w1", 0).create;
+  const run = (stdin: string) => runBash(script, { stdin, bin: box.bin, state: box.state });
+  const restartCount = () => (existsSync(restarts) ? readFileSync(restarts, "utf8").split("\n").filter(Boolean).length : 0);
+  return { box, a, b, run, restartCount };
+}
+
+const state = (path: string, content: string) => ({ path, sha256: sha256Hex(content), content });
+
+test("replaces files after a backup, restarts the kubelet once, and a re-run changes nothing", () => {
+  const { box, a, b, run, restartCount } = setup(true);
+  const c = join(box.dir, "new.yaml");
+  const stdin = encodeFileChanges([
+    { path: a, expected: state(a, "old: a\n"), content: "new: a\n", mode: "0644" },
+    { path: b, expected: state(b, "B=1\n"), content: undefined },
+    { path: c, expected: { path: c }, content: "created\n", mode: "0600" },
+  ]);
+  const first = run(stdin);
+  expect(first.stderr).toContain("write");
+  expect(first.status).toBe(0);
+  expect(first.stdout.trim()).toBe("changed=3");
+  expect(readFileSync(a, "utf8")).toBe("new: a\n");
+  expect(existsSync(b)).toBe(false);
+  expect(readFileSync(c, "utf8")).toBe("created\n");
+  expect(statSync(c).mode & 0o777).toBe(0o600);
+  expect(restartCount()).toBe(1);
+  // Backups hold the old bytes, under a timestamped folder.
+  const [stamp] = readdirSync(join(box.state, "backup"));
+  expect(stamp).toMatch(/^\d{8}T\d{6}\.\d+Z$/);
+  expect(readFileSync(join(box.state, "backup", stamp as string, a), "utf8")).toBe("old: a\n");
+  expect(readFileSync(join(box.state, "backup", stamp as string, b), "utf8")).toBe("B=1\n");
+  // No temp file left beside the targets.
+  expect(readdirSync(box.dir).filter((f) => f.startsWith(".pulumi-kubeadm"))).toEqual([]);
+  // The same step again (a re-run): nothing changes, no restart.
+  const second = run(stdin);
+  expect(second.status).toBe(0);
+  expect(second.stdout.trim()).toBe("changed=0");
+  expect(restartCount()).toBe(1);
+});
+
+test("refuses, changing nothing, when a file changed since it was read", () => {
+  const { a, b, run, restartCount } = setup(true);
+  const stdin = encodeFileChanges([
+    { path: a, expected: state(a, "old: a\n"), content: "new: a\n" },
+    { path: b, expected: state(b, "B=0\n"), content: "B=2\n" },
+  ]);
+  const r = run(stdin);
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain(`pulumi-kubeadm: node w1: ${b} changed since it was read`);
+  expect(readFileSync(a, "utf8")).toBe("old: a\n");
+  expect(readFileSync(b, "utf8")).toBe("B=1\n");
+  expect(restartCount()).toBe(0);
+});
+
+test("an unhealthy kubelet after the change: backups restored, kubelet restarted, error names the node", () => {
+  const { a, b, run, restartCount } = setup(false);
+  const r = run(encodeFileChanges([{ path: a, expected: state(a, "old: a\n"), content: "broken\n" }]));
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain("pulumi-kubeadm: node w1: the kubelet was unhealthy after its files changed; the files were restored");
+  expect(r.stderr).toContain("kubelet: bad config");
+  expect(readFileSync(a, "utf8")).toBe("old: a\n");
+  expect(readFileSync(b, "utf8")).toBe("B=1\n");
+  expect(restartCount()).toBe(2);
+});
+
+test("an empty change list does nothing and does not restart the kubelet", () => {
+  const { run, restartCount } = setup(true);
+  const r = run("");
+  expect(r.status).toBe(0);
+  expect(r.stdout.trim()).toBe("changed=0");
+  expect(restartCount()).toBe(0);
+});
