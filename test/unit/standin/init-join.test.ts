@@ -103,3 +103,39 @@ describe.each(cases)("init + join on $version gates $gates", (c) => {
     expect(get.stdout).toMatch(/^NAME +STATUS +ROLES +AGE +VERSION\ncp1 +Ready +control-plane +\S+ +v1\.\d+\.\d+\nw1 +Ready +<none> +\S+ +v1\.\d+\.\d+\n$/);
   }, 60000);
 });
+
+describe("kubeadm's own flags and quoting", () => {
+  let lab: Lab;
+  beforeAll(() => {
+    lab = new Lab();
+  });
+  afterAll(async () => lab.close());
+
+  test("--hostname-override when the node name is not the hostname, --register-with-taints for tainted workers, Go %q quoting", async () => {
+    const cp = await lab.node("host-a", "v1.34.1", ["containerd"]);
+    const w = await lab.node("host-b", "v1.34.1", ["containerd"]);
+    const hostile = 'a"b\\c $(touch /tmp/x)';
+    const init = await cp.kubeadm(
+      "init",
+      "--config",
+      cp.config("i.yaml", initConfig({ version: "v1.34.1", name: "cp-one", extraArgs: [{ name: "node-labels", value: hostile.replace(/\\/g, "\\\\").replace(/"/g, '\\"') }], taints: "  taints: []\n" })),
+    );
+    expect(init.code).toBe(0);
+    expect(cp.read("/var/lib/kubelet/kubeadm-flags.env")).toBe(
+      'KUBELET_KUBEADM_ARGS="--hostname-override=cp-one --pod-infra-container-image=registry.k8s.io/pause:3.10.1 --node-labels=a\\"b\\\\c $(touch /tmp/x)"\n',
+    );
+    expect(lab.store().nodes["cp-one"].spec.taints).toBeUndefined();
+    const j = parseJoin((await cp.kubeadm("token", "create", "--print-join-command")).stdout);
+    const cfg = joinConfig({ name: "host-b", ...j }).replace("  name: host-b\n", "  name: host-b\n  taints:\n  - key: dedicated\n    value: db\n    effect: NoSchedule\n");
+    expect((await w.kubeadm("join", "--config", w.config("j.yaml", cfg))).code).toBe(0);
+    expect(w.read("/var/lib/kubelet/kubeadm-flags.env")).toBe(
+      'KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10.1 --register-with-taints=dedicated=db:NoSchedule"\n',
+    );
+    expect(lab.store().nodes["host-b"].spec.taints).toEqual([{ key: "dedicated", value: "db", effect: "NoSchedule" }]);
+    expect((await w.systemctl("is-active", "kubelet")).stdout).toBe("active\n");
+    const names = await cp.kubectl("get", "nodes", "-o", 'jsonpath={range .items[*]}{.metadata.name}{"\\n"}{end}');
+    expect(names.stdout).toBe("cp-one\nhost-b\n");
+    const ready = await cp.kubectl("get", "nodes", "-o", 'jsonpath={.items[*].status.conditions[?(@.type=="Ready")].status}');
+    expect(ready.stdout).toBe("True True");
+  }, 30000);
+});
