@@ -108,7 +108,7 @@ export class Cluster extends pulumi.ComponentResource {
     for (const step of steps) {
       const node = validNode.get(step.node) as ValidNode;
       const endpoint = () => endpoints.get(step.node) as pulumi.Output<string>;
-      const dataFor = (s: Step): { stdin?: pulumi.Input<string>; secretOutput: boolean } => {
+      const dataFor = (s: Step): { stdin?: pulumi.Input<string>; secretOutput: boolean; dataOutput?: boolean } => {
         switch (s.action) {
           case "prepare":
           case "kubeconfig":
@@ -116,7 +116,7 @@ export class Cluster extends pulumi.ComponentResource {
           case "join-token":
             return { secretOutput: true };
           case "init":
-            return { stdin: endpoint().apply((ep) => renderInitConfiguration(cluster, node, ep)), secretOutput: false };
+            return { stdin: endpoint().apply((ep) => renderInitConfiguration(cluster, node, ep)), secretOutput: false, dataOutput: true };
           case "join":
             return {
               stdin: pulumi.secret(
@@ -125,6 +125,7 @@ export class Cluster extends pulumi.ComponentResource {
                 ),
               ),
               secretOutput: false,
+              dataOutput: true,
             };
           case "kubelet-files": {
             const made = s.node === cp1.name ? `${s.node}-init` : `${s.node}-join`;

@@ -5,6 +5,7 @@
  * - `addPreviousOutputInEnv: false` (it would also go through setenv);
  * - for steps whose output carries a secret: `additionalSecretOutputs: ["stdout", "stderr"]` and
  *   `logging: "none"` (a secret stdin does not make stdout secret);
+ * - steps whose stdout is a file snapshot log only stderr;
  * - no `triggers`: a changed input is an update, never a replacement (whose delete may be `kubeadm reset`).
  */
 import * as pulumi from "@pulumi/pulumi";
@@ -23,6 +24,8 @@ export interface StepCommandArgs {
   stdin?: pulumi.Input<string>;
   /** The step's stdout carries a secret (join material, kubeconfig). */
   secretOutput: boolean;
+  /** The step's stdout is data for later steps (a file snapshot), too bulky to log. Ignored when secretOutput. */
+  dataOutput?: boolean;
   dependsOn: pulumi.Resource[];
 }
 
@@ -39,7 +42,7 @@ export function stepCommand(parent: pulumi.ComponentResource, clusterName: strin
       ...(a.scripts.delete !== undefined ? { delete: remoteCommand(a.scripts.delete) } : {}),
       ...(a.stdin !== undefined ? { stdin: a.stdin } : {}),
       addPreviousOutputInEnv: false,
-      logging: a.secretOutput ? "none" : "stdoutAndStderr",
+      logging: a.secretOutput ? "none" : a.dataOutput ? "stderr" : "stdoutAndStderr",
     },
     {
       parent,
