@@ -1,0 +1,99 @@
+/**
+ * End-to-end helpers: a lab of real sshd nodes with the kubeadm stand-in, the real root program run by
+ * the lab runner, and readers for what ended up on the nodes and in the stand-in's cluster store.
+ */
+import { mkdirSync, readFileSync, existsSync, writeFileSync } from "fs";
+import { join } from "path";
+import { stringify } from "yaml";
+import { startLab, stopLab, hostPathOf, readStackFile, REPO_ROOT } from "../nodes";
+import { runProgram } from "../runner/engine";
+import type { RunResult } from "../runner/types";
+
+/** The e2e tests' own lab folder, apart from a developer's `.lab`. */
+export const LAB_DIR = join(REPO_ROOT, ".lab-e2e");
+
+/** A node of a test stack, plus the runtime sockets the lab gives it. */
+export interface TestNode {
+  name: string;
+  role: "control-plane" | "worker";
+  criSocket?: string;
+  runtimes: string[];
+  labels?: Record<string, string>;
+  kubeletExtraArgs?: Array<{ name: string; value: string }>;
+}
+
+export const CONTAINERD = "unix:///run/containerd/containerd.sock";
+export const CRIO = "unix:///var/run/crio/crio.sock";
+/** Where kubeadm's probe finds containerd (the path it reports when it detects it). */
+export const CONTAINERD_PROBED = "unix:///var/run/containerd/containerd.sock";
+
+/** Three control-plane nodes, two workers; worker-2 on CRI-O; cp-3 with criSocket unset (detected). */
+export const MIXED: TestNode[] = [
+  { name: "cp-1", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
+  { name: "cp-2", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
+  { name: "cp-3", role: "control-plane", runtimes: ["containerd"] },
+  { name: "worker-1", role: "worker", criSocket: CONTAINERD, runtimes: ["containerd"], labels: { "node.example.com/pool": "general" } },
+  { name: "worker-2", role: "worker", criSocket: CRIO, runtimes: ["crio"], labels: { "node.example.com/pool": "crio" } },
+];
+
+const address = (i: number) => `127.0.0.${110 + i}`;
+
+/** Write a stack file for these nodes and settings; returns its path. */
+export function writeStack(name: string, version: string, nodes: TestNode[], extra: Record<string, unknown> = {}): string {
+  const dir = join(LAB_DIR, "stacks");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `Pulumi.${name}.yaml`);
+  const config: Record<string, unknown> = {
+    "kubeadm:kubernetesVersion": version,
+    "kubeadm:controlPlaneEndpoint": `${address(0)}:6443`,
+    "kubeadm:clusterName": "e2e",
+    "kubeadm:kubeletSettleSeconds": 0,
+    "kubeadm:nodes": nodes.map((n, i) => ({
+      name: n.name,
+      role: n.role,
+      host: address(i),
+      ...(n.criSocket ? { criSocket: n.criSocket } : {}),
+      ...(n.labels ? { labels: n.labels } : {}),
+      ...(n.kubeletExtraArgs ? { kubeletExtraArgs: n.kubeletExtraArgs } : {}),
+    })),
+    "lab:nodes": Object.fromEntries(nodes.map((n) => [n.name, { runtimes: n.runtimes }])),
+    ...extra,
+  };
+  writeFileSync(file, stringify({ config }));
+  return file;
+}
+
+/** Start (replacing any) e2e lab for a stack file, with stand-in durations. */
+export async function labUp(stackFile: string, durations: Record<string, number> = {}): Promise<void> {
+  await startLab({ spec: readStackFile(stackFile), labDir: LAB_DIR, ifRunning: "replace" });
+  const configPath = join(LAB_DIR, "config.json");
+  const config = JSON.parse(readFileSync(configPath, "utf8"));
+  config.durations = { ...config.durations, ...durations };
+  writeFileSync(configPath, JSON.stringify(config, null, 2));
+}
+
+export async function labDown(): Promise<void> {
+  await stopLab({ labDir: LAB_DIR });
+}
+
+/** `apply` (or preview) of the real root program with this stack; progress lines collected. */
+export async function run(stackFile: string, mode: "apply" | "preview" | "destroy" = "apply", log: string[] = []): Promise<RunResult & { log: string[] }> {
+  const result = await runProgram({ mode, stackFile, labDir: LAB_DIR, log: (line: string) => void log.push(line) });
+  return { ...result, log };
+}
+
+/** A file on a node, or undefined when absent. */
+export function nodeFile(node: string, path: string): string | undefined {
+  const p = hostPathOf(LAB_DIR, node, path);
+  return existsSync(p) ? readFileSync(p, "utf8") : undefined;
+}
+
+/** The stand-in API server's Node objects, by name. */
+export function storeNodes(): Record<string, { metadata: { labels: Record<string, string>; annotations: Record<string, string> }; spec: { unschedulable?: boolean } }> {
+  return JSON.parse(readFileSync(join(LAB_DIR, "cluster", "store.json"), "utf8")).nodes;
+}
+
+/** Resources of a run whose commands ran, by operation. */
+export function ran(result: RunResult): string[] {
+  return result.resources.filter((r) => r.ran.length > 0).map((r) => `${r.name}:${r.ran.join(",")}`);
+}
