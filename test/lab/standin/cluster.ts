@@ -11,8 +11,10 @@ import * as path from "path";
 import { labDir, nodeName, writeText } from "./common";
 import { KubeletArg, NodeRegistration } from "./kubeadmconfig";
 import { FLAGS_ENV, renderFlagsEnv, writeInstanceConfig, writeKubeletConfig } from "./nodefiles";
+import { detectCriSocket, normaliseCriSocket } from "./cri";
+import { kubeletCheck, startKubelet } from "./kubelet";
 import { CRI_SOCKET_ANNOTATION, NodeObject, now, Store, Taint } from "./store";
-import { pauseImage } from "./versions";
+import { kubeadmError, pauseImage, phaseError } from "./versions";
 
 
 /** A new self-signed CA (EC P-256 via openssl) and kubeadm's hash of its public key. */
@@ -138,6 +140,34 @@ export function writeKubeletStart(opts: {
   writeText(FLAGS_ENV, renderFlagsEnv(own, opts.reg.kubeletExtraArgs), 0o644, 0o700);
   if (opts.gateOn) writeInstanceConfig(opts.endpoint);
   writeKubeletConfig(opts.clusterKubelet, opts.gateOn ? opts.endpoint : undefined);
+}
+
+/**
+ * The kubelet-start phase of init and join: write the files, start the kubelet, and fail the phase
+ * (`failPhase`, `failPrefix`: UNVERIFIED wording) when the stand-in kubelet would not start.
+ */
+export async function kubeletStartPhase(opts: Parameters<typeof writeKubeletStart>[0], failPhase: string, failPrefix: string): Promise<void> {
+  writeKubeletStart(opts);
+  const env = `[kubelet-start] Writing kubelet environment file with flags to file "/var/lib/kubelet/kubeadm-flags.env"\n`;
+  const cfg = `[kubelet-start] Writing kubelet configuration to file "/var/lib/kubelet/config.yaml"\n`;
+  process.stdout.write(
+    (failPhase === "kubelet-start" ? cfg + env : env + cfg) +
+      (opts.gateOn ? `[kubelet-start] Writing instance kubelet configuration to file "/var/lib/kubelet/instance-config.yaml"\n` : "") +
+      `[kubelet-start] Starting the kubelet\n`,
+  );
+  const health = kubeletCheck();
+  if (!health.ok) {
+    await startKubelet();
+    throw phaseError(opts.minor, failPhase, `${failPrefix}: the kubelet is not healthy: ${health.reason}`);
+  }
+}
+
+/** The node's CRI endpoint: the configured one normalised (with kubeadm's warning), else detected. */
+export function resolveCriSocket(minor: number, criSocket: string | undefined): string {
+  if (criSocket !== undefined) return normaliseCriSocket(criSocket, (m) => klogWarning("initconfiguration.go:120", m));
+  const d = detectCriSocket();
+  if ("error" in d) throw kubeadmError(minor, d.error);
+  return d.endpoint;
 }
 
 /** klog-style warning line on stderr (kubeadm prints its warnings through klog). */

@@ -4,10 +4,10 @@
  */
 import * as fs from "fs";
 import { compareVersions, exists, installedVersion, labConfig, nodeName, p, parseCli, parseGoDuration, parseVersion, stepDuration, writeText } from "./common";
-import { addToken, klogWarning, joinCommand, newCA, newCertificateKey, newNode, nodeAddress, uploadCerts, writeKubeletStart, CONTROL_PLANE_TAINT } from "./cluster";
-import { criPreflightError, detectCriSocket, normaliseCriSocket, socketExists } from "./cri";
+import { addToken, resolveCriSocket, joinCommand, kubeletStartPhase, newCA, newCertificateKey, newNode, nodeAddress, uploadCerts, CONTROL_PLANE_TAINT } from "./cluster";
+import { criPreflightError, socketExists } from "./cri";
 import { featureGatesOf, nodeRegistration, Obj, readConfigFile, renderClusterConfiguration, renderKubeletConfiguration } from "./kubeadmconfig";
-import { kubeletCheck, startKubelet } from "./kubelet";
+import { startKubelet } from "./kubelet";
 import { CONTROL_PLANE_COMPONENTS, kubeconfig, writeControlPlaneFiles } from "./nodefiles";
 import { now, readStore, updateStore } from "./store";
 import { assertFeatureGates, kubeadmError, nodeLocalCriSocket, phaseError, preflight } from "./versions";
@@ -77,14 +77,7 @@ export async function init(args: string[]): Promise<number> {
     }
     k8s = parsed;
   }
-  let endpoint: string;
-  if (reg.criSocket !== undefined) {
-    endpoint = normaliseCriSocket(reg.criSocket, (m) => klogWarning("initconfiguration.go:120", m));
-  } else {
-    const d = detectCriSocket();
-    if ("error" in d) throw kubeadmError(minor, d.error);
-    endpoint = d.endpoint;
-  }
+  const endpoint = resolveCriSocket(minor, reg.criSocket);
   const gateOn = nodeLocalCriSocket(minor, gates);
 
   // Preflight.
@@ -121,19 +114,8 @@ export async function init(args: string[]): Promise<number> {
   // kubelet-start phase.
   const clusterConfiguration = renderClusterConfiguration(clusterCfg, k8s.text);
   const clusterKubelet = renderKubeletConfiguration(clusterCfg, kubeletCfg);
-  writeKubeletStart({ minor, gateOn, endpoint, clusterKubelet, reg, name });
-  process.stdout.write(
-    `[kubelet-start] Writing kubelet environment file with flags to file "/var/lib/kubelet/kubeadm-flags.env"\n` +
-      `[kubelet-start] Writing kubelet configuration to file "/var/lib/kubelet/config.yaml"\n` +
-      (gateOn ? `[kubelet-start] Writing instance kubelet configuration to file "/var/lib/kubelet/instance-config.yaml"\n` : "") +
-      `[kubelet-start] Starting the kubelet\n`,
-  );
-  const health = kubeletCheck();
-  if (!health.ok) {
-    await startKubelet();
-    // UNVERIFIED wording (kubeadm waits for the kubelet's healthz, then fails this phase).
-    throw phaseError(minor, "wait-control-plane", `failed while waiting for the kubelet to start: the kubelet is not healthy: ${health.reason}`);
-  }
+  // UNVERIFIED wording (kubeadm waits for the kubelet's healthz, then fails this phase).
+  await kubeletStartPhase({ minor, gateOn, endpoint, clusterKubelet, reg, name }, "wait-control-plane", "failed while waiting for the kubelet to start");
 
   // upload-config, upload-certs, mark-control-plane, bootstrap-token phases (the store).
   const cfg = labConfig();

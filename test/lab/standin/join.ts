@@ -5,11 +5,11 @@
  */
 import { parse } from "yaml";
 import { compareVersions, exists, installedVersion, nodeName, parseCli, parseVersion, stepDuration, writeText } from "./common";
-import { CONTROL_PLANE_TAINT, klogWarning, newNode, TOKEN_RE, writeKubeletStart } from "./cluster";
-import { criPreflightError, detectCriSocket, normaliseCriSocket, socketExists } from "./cri";
+import { CONTROL_PLANE_TAINT, resolveCriSocket, kubeletStartPhase, newNode, TOKEN_RE } from "./cluster";
+import { criPreflightError, socketExists } from "./cri";
 import { controlPlaneFileChecks } from "./init";
 import { featureGatesOf, nodeRegistration, Obj, readConfigFile } from "./kubeadmconfig";
-import { kubeletCheck, startKubelet } from "./kubelet";
+import { startKubelet } from "./kubelet";
 import { kubeconfig, writeControlPlaneFiles } from "./nodefiles";
 import { readStore, updateStore } from "./store";
 import { assertFeatureGates, kubeadmError, nodeLocalCriSocket, phaseError, preflight } from "./versions";
@@ -64,14 +64,7 @@ export async function join(args: string[]): Promise<number> {
         `Set unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue`,
     );
   }
-  let endpoint: string;
-  if (reg.criSocket !== undefined) {
-    endpoint = normaliseCriSocket(reg.criSocket, (m) => klogWarning("initconfiguration.go:120", m));
-  } else {
-    const d = detectCriSocket();
-    if ("error" in d) throw kubeadmError(minor, d.error);
-    endpoint = d.endpoint;
-  }
+  const endpoint = resolveCriSocket(minor, reg.criSocket);
 
   // Preflight: local files, the runtime, then discovery.
   process.stdout.write(`[preflight] Running pre-flight checks\n`);
@@ -152,19 +145,8 @@ export async function join(args: string[]): Promise<number> {
   writeText("/etc/kubernetes/kubelet.conf", kubeconfig(server, s.ca.cert, `system:node:${name}`), 0o600);
   const taints = controlPlane ? (reg.taints ?? [CONTROL_PLANE_TAINT]) : (reg.taints ?? []);
   const clusterKubelet = s.configMaps["kube-system/kubelet-config"]?.data.kubelet ?? "";
-  writeKubeletStart({ minor, gateOn, endpoint, clusterKubelet, reg, name, registerTaints: controlPlane ? undefined : taints });
-  process.stdout.write(
-    `[kubelet-start] Writing kubelet configuration to file "/var/lib/kubelet/config.yaml"\n` +
-      `[kubelet-start] Writing kubelet environment file with flags to file "/var/lib/kubelet/kubeadm-flags.env"\n` +
-      (gateOn ? `[kubelet-start] Writing instance kubelet configuration to file "/var/lib/kubelet/instance-config.yaml"\n` : "") +
-      `[kubelet-start] Starting the kubelet\n`,
-  );
-  const health = kubeletCheck();
-  if (!health.ok) {
-    await startKubelet();
-    // UNVERIFIED wording.
-    throw phaseError(minor, "kubelet-start", `error waiting for the kubelet to boot up: the kubelet is not healthy: ${health.reason}`);
-  }
+  // UNVERIFIED wording.
+  await kubeletStartPhase({ minor, gateOn, endpoint, clusterKubelet, reg, name, registerTaints: controlPlane ? undefined : taints }, "kubelet-start", "error waiting for the kubelet to boot up");
   await updateStore((st) => {
     st.nodes[name] = newNode(st, { name, controlPlane, taints, criAnnotation: gateOn ? undefined : endpoint, version: v.text });
   });

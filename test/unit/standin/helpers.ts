@@ -97,8 +97,16 @@ export class Lab {
     return n;
   }
   exec(entry: string, args: string[], env: Record<string, string>, stdin = ""): Promise<Result> {
+    return this.spawnTsx([entry, ...args], env, stdin);
+  }
+  /** `npm run lab -- kubectl ...` equivalent (host, no credentials). */
+  hostKubectl(...args: string[]): Promise<Result> {
+    const script = `require(${JSON.stringify(path.join(STANDIN, "cli.ts"))}).kubectl(process.argv.slice(1)).then(c => process.exit(c))`;
+    return this.spawnTsx(["-e", script, "--", ...args], {}, "");
+  }
+  private spawnTsx(args: string[], env: Record<string, string>, stdin: string): Promise<Result> {
     return new Promise((resolve, reject) => {
-      const child = spawn(TSX, [entry, ...args], { env: { ...process.env, LAB_DIR: this.labDir, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+      const child = spawn(TSX, args, { env: { ...process.env, LAB_DIR: this.labDir, ...env }, cwd: REPO, stdio: ["pipe", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -106,19 +114,6 @@ export class Lab {
       child.on("error", reject);
       child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
       child.stdin.end(stdin);
-    });
-  }
-  /** `npm run lab -- kubectl ...` equivalent (host, no credentials). */
-  hostKubectl(...args: string[]): Promise<Result> {
-    const script = `require(${JSON.stringify(path.join(STANDIN, "cli.ts"))}).kubectl(process.argv.slice(1)).then(c => process.exit(c))`;
-    return new Promise((resolve, reject) => {
-      const child = spawn(TSX, ["-e", script, "--", ...args], { env: { ...process.env, LAB_DIR: this.labDir }, cwd: REPO });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
     });
   }
   store(): StoreView {
