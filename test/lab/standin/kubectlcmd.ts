@@ -22,6 +22,8 @@ function parseArgs(args: string[]): Parsed {
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === "--") { out.positional.push(...args.slice(i + 1)); break; }
+    const short = /^-([no])([^=-].*)$/s.exec(a); // kubectl's attached short forms: -ojson, -nkube-system
+    if (short) { out.flags[short[1]] = short[2]; continue; }
     const m = /^--?([\w-]+)(?:=(.*))?$/s.exec(a);
     if (!m || a === "-") { out.positional.push(a); continue; }
     const [, name, value] = m;
