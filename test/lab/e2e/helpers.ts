@@ -2,7 +2,7 @@
  * End-to-end helpers: a lab of real sshd nodes with the kubeadm stand-in, the real root program run by
  * the lab runner, and readers for what ended up on the nodes and in the stand-in's cluster store.
  */
-import { mkdirSync, readFileSync, existsSync, writeFileSync } from "fs";
+import { mkdirSync, readFileSync, existsSync, rmSync, writeFileSync } from "fs";
 import { join } from "path";
 import { stringify } from "yaml";
 import { startLab, stopLab, hostPathOf, readStackFile, REPO_ROOT } from "../nodes";
@@ -63,9 +63,10 @@ export function writeStack(name: string, version: string, nodes: TestNode[], ext
   return file;
 }
 
-/** Start (replacing any) e2e lab for a stack file, with stand-in durations. */
+/** Start (replacing any) e2e lab for a stack file, with stand-in durations; new machines, so no stack state. */
 export async function labUp(stackFile: string, durations: Record<string, number> = {}): Promise<void> {
   await startLab({ spec: readStackFile(stackFile), labDir: LAB_DIR, ifRunning: "replace" });
+  rmSync(join(LAB_DIR, "state"), { recursive: true, force: true });
   const configPath = join(LAB_DIR, "config.json");
   const config = JSON.parse(readFileSync(configPath, "utf8"));
   config.durations = { ...config.durations, ...durations };
@@ -96,4 +97,28 @@ export function storeNodes(): Record<string, { metadata: { labels: Record<string
 /** Resources of a run whose commands ran, by operation. */
 export function ran(result: RunResult): string[] {
   return result.resources.filter((r) => r.ran.length > 0).map((r) => `${r.name}:${r.ran.join(",")}`);
+}
+
+/** The stand-in's log of successful kubeadm init/join/upgrade/reset runs: `<node> <command>` lines. */
+export function kubeadmEvents(): string[] {
+  const p = join(LAB_DIR, "cluster", "events.log");
+  if (!existsSync(p)) return [];
+  return readFileSync(p, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => l.split(" ").slice(1).join(" "));
+}
+
+/** Every file under a node's kubelet and kubernetes folders, path -> content, to compare before and after. */
+export function nodeTree(node: string): Record<string, string> {
+  const { readdirSync, statSync } = require("fs") as typeof import("fs");
+  const out: Record<string, string> = {};
+  const walk = (nodePath: string) => {
+    const p = hostPathOf(LAB_DIR, node, nodePath);
+    if (!existsSync(p)) return;
+    if (statSync(p).isDirectory()) for (const f of readdirSync(p)) walk(`${nodePath}/${f}`);
+    else out[nodePath] = readFileSync(p, "utf8");
+  };
+  for (const root of ["/etc/kubernetes", "/var/lib/kubelet", "/var/lib/pulumi-kubeadm"]) walk(root);
+  return out;
 }

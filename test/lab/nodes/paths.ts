@@ -16,6 +16,9 @@ export const NODE_MOUNTS = [
   "/run",
   "/usr/local/sbin",
   "/etc/lab-node",
+  // Each machine has its own root home: without this, sessions would run the host's ~/.bashrc (bash
+  // reads it when started by sshd), share its locks and state, and be slower.
+  "/root",
 ] as const;
 
 export interface LabPaths {

@@ -15,9 +15,30 @@
  *   kubeadm reset [-f|--force] [--cri-socket S]
  * Each subcommand lives in its own module, loaded on demand to keep start-up small.
  */
-import { Fail, installedVersion, runMain } from "./common";
+import { appendFileSync, mkdirSync } from "fs";
+import { join } from "path";
+import { Fail, installedVersion, labDir, nodeName, runMain } from "./common";
 
+/** Commands that change a node or the cluster: each success is logged to `$LAB_DIR/cluster/events.log`. */
+const LOGGED = new Set(["init", "join", "upgrade", "reset"]);
+
+/**
+ * Run one kubeadm command; a successful init/join/upgrade/reset appends `<time> <node> kubeadm <cmd> <sub>`
+ * to the cluster's events log, so tests can count what ran on which node from the stand-in's side
+ * (not from the code under test).
+ */
 export async function main(args: string[]): Promise<number> {
+  const code = await dispatch(args);
+  const [cmd, sub] = args;
+  if (code === 0 && cmd !== undefined && LOGGED.has(cmd) && sub !== "phase") {
+    const dir = join(labDir(), "cluster");
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(join(dir, "events.log"), `${new Date().toISOString()} ${nodeName()} kubeadm ${cmd}${cmd === "upgrade" && sub ? ` ${sub}` : ""}\n`);
+  }
+  return code;
+}
+
+async function dispatch(args: string[]): Promise<number> {
   const a = args.filter((x) => !/^--v=\d+$|^-v=?\d+$/.test(x));
   const [cmd, sub, ...rest] = a;
   switch (cmd) {

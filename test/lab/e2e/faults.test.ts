@@ -1,0 +1,80 @@
+/**
+ * Faults on the lab: a node with two CRI sockets and none declared; a worker's sshd killed in the middle
+ * of its join; a hostile label value and a hostile kubelet flag value in the stack file.
+ */
+import { existsSync } from "fs";
+import { join } from "path";
+import { startNodeSshd, stopNodeSshd, hostPathOf } from "../nodes";
+import { CONTAINERD, CRIO, LAB_DIR, MIXED, kubeadmEvents, labDown, labUp, nodeFile, nodeTree, run, writeStack, type TestNode } from "./helpers";
+
+jest.setTimeout(180_000);
+
+afterAll(labDown);
+
+test("two sockets and no criSocket: apply fails naming the node and both sockets; its files are unchanged", async () => {
+  const nodes: TestNode[] = MIXED.map((n) => (n.name === "worker-1" ? { ...n, criSocket: undefined, runtimes: ["containerd", "crio"] } : n));
+  const stack = writeStack("two-sockets", "v1.34.2", nodes);
+  await labUp(stack);
+  const before = nodeTree("worker-1");
+  const result = await run(stack);
+  expect(result.ok).toBe(false);
+  const failed = result.resources.filter((r) => !r.ok && !r.skipped);
+  expect(failed.map((r) => r.name)).toEqual(["e2e-worker-1-prepare"]);
+  expect(failed[0]?.error).toContain(
+    "pulumi-kubeadm: node worker-1: found multiple CRI endpoints on the host. Please define which one do you wish to use by setting the 'criSocket' field in the kubeadm configuration file: unix:///var/run/containerd/containerd.sock, unix:///var/run/crio/crio.sock",
+  );
+  expect(nodeTree("worker-1")).toEqual(before);
+  expect(kubeadmEvents().filter((e) => e.startsWith("worker-1 "))).toEqual([]);
+});
+
+test("a worker's sshd killed mid-join: apply fails naming it; after it is back a re-run completes, nothing done twice", async () => {
+  const stack = writeStack("sshd-killed", "v1.34.2", MIXED);
+  await labUp(stack, { join: 3 });
+  const pidFile = hostPathOf(LAB_DIR, "worker-1", "/var/lib/pulumi-kubeadm/run/join/pid");
+  const applying = run(stack);
+  const deadline = Date.now() + 120_000;
+  while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  expect(existsSync(pidFile)).toBe(true);
+  await stopNodeSshd("worker-1", { labDir: LAB_DIR });
+  const first = await applying;
+  expect(first.ok).toBe(false);
+  const failed = first.resources.filter((r) => !r.ok && !r.skipped).map((r) => r.name);
+  expect(failed).toEqual(["e2e-worker-1-join"]);
+  expect(first.resources.find((r) => r.name === "e2e-worker-1-join")?.error).toMatch(/worker-1|127\.0\.0\.114/);
+
+  await startNodeSshd("worker-1", { labDir: LAB_DIR });
+  const second = await run(stack);
+  expect(second.errors).toEqual([]);
+  expect(second.ok).toBe(true);
+  // The re-run ran exactly what the first run had not finished (the engine stops scheduling at the
+  // first failure), worker-1's join among them; nothing that had succeeded ran again.
+  const doneFirst = new Set(first.resources.filter((r) => r.ok && r.ran.length > 0).map((r) => r.name));
+  const ranSecond = second.resources.filter((r) => r.ran.length > 0).map((r) => r.name);
+  expect(ranSecond).toContain("e2e-worker-1-join");
+  expect(ranSecond.filter((n) => doneFirst.has(n))).toEqual([]);
+  expect(ranSecond.length + doneFirst.size).toBe(25);
+  const events = kubeadmEvents().filter((e) => / kubeadm (init|join)$/.test(e)).sort();
+  expect(events).toEqual(["cp-1 kubeadm init", "cp-2 kubeadm join", "cp-3 kubeadm join", "worker-1 kubeadm join", "worker-2 kubeadm join"]);
+  expect(nodeFile("worker-1", "/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CONTAINERD}"\n`);
+});
+
+test("a hostile label value is refused before any command runs; a hostile kubelet flag value reaches the node as data", async () => {
+  const marker = join(LAB_DIR, "pwned");
+  const hostileLabel: TestNode[] = MIXED.map((n) => (n.name === "worker-2" ? { ...n, labels: { tier: `$(touch ${marker})` } } : n));
+  const stack = writeStack("hostile-label", "v1.34.2", hostileLabel);
+  await labUp(stack);
+  const refused = await run(stack);
+  expect(refused.ok).toBe(false);
+  expect(refused.errors.join("\n")).toContain('node "worker-2": labels.tier: ');
+  expect(Object.values(refused.sshSessions).reduce((a, b) => a + b, 0)).toBe(0);
+  expect(existsSync(marker)).toBe(false);
+
+  const value = `$(touch${"${IFS}"}${marker})`;
+  const hostileFlag: TestNode[] = MIXED.map((n) => (n.name === "worker-2" ? { ...n, criSocket: CRIO, kubeletExtraArgs: [{ name: "node-labels", value: `x=${value}` }] } : n));
+  const stack2 = writeStack("hostile-flag", "v1.34.2", hostileFlag);
+  const applied = await run(stack2);
+  expect(applied.errors).toEqual([]);
+  expect(applied.ok).toBe(true);
+  expect(nodeFile("worker-2", "/var/lib/kubelet/kubeadm-flags.env")).toContain(`--node-labels=x=${value}`);
+  expect(existsSync(marker)).toBe(false);
+});
