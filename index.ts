@@ -4,11 +4,15 @@
  * structured config read with requireObject/getObject (Pulumi.yaml's schema has no object type) and
  * validated by the component. The SSH private key is its own secret key (`sshPrivateKey`): requireObject
  * would decrypt a nested secure value without marking it secret.
+ *
+ * The version the cluster runs now is read from this stack's own last outputs (a StackReference to
+ * itself), so a preview can refuse a skipped minor or a downgrade and say "from X to Y".
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Cluster, type NodeArgs, type Networking } from "./components";
 
 const config = new pulumi.Config();
+const self = new pulumi.StackReference(`${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`);
 
 const cluster = new Cluster(config.get("clusterName") ?? "kubeadm", {
   kubernetesVersion: config.require("kubernetesVersion"),
@@ -22,9 +26,13 @@ const cluster = new Cluster(config.get("clusterName") ?? "kubeadm", {
     privateKey: config.getSecret("sshPrivateKey"),
   },
   maxConcurrentJoins: config.getNumber("maxConcurrentJoins"),
+  maxUnavailableWorkers: config.getNumber("maxUnavailableWorkers"),
   kubeletSettleSeconds: config.getNumber("kubeletSettleSeconds"),
   joinTokenTtl: config.get("joinTokenTtl"),
   drainTimeoutSeconds: config.getNumber("drainTimeoutSeconds"),
+  drainGracePeriodSeconds: config.getNumber("drainGracePeriodSeconds"),
+  installCommand: config.get("installCommand"),
+  currentKubernetesVersion: self.getOutput("kubernetesVersion") as pulumi.Output<string | undefined>,
 });
 
 /** The admin kubeconfig (secret). */
@@ -33,3 +41,5 @@ export const kubeconfig = cluster.kubeconfig;
 export const nodes = cluster.nodes;
 /** The ordered steps, in plain words. */
 export const plan = cluster.plan;
+/** The version this deployment asked for; the next run's "from" version. */
+export const kubernetesVersion = cluster.kubernetesVersion;

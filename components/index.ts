@@ -5,5 +5,5 @@
 export { Cluster, type NodeStatus } from "./cluster/cluster";
 export type { ClusterArgs, NodeArgs, ProxyArgs, SshDefaults } from "./cluster/args";
 export * from "./kubeadm";
-export { buildProvisionPlan, type Step, type StepAction, type PlanOptions } from "./plan/steps";
+export { buildPlan, type Step, type StepAction, type PlanOptions } from "./plan/steps";
 export { describePlan } from "./plan/describe";

@@ -49,6 +49,8 @@ export interface NodeArgs {
   labels?: Record<string, string>;
   /** Node taints (kubeadm `nodeRegistration.taints`). Unset on a control-plane node: kubeadm's default taint. */
   taints?: Taint[];
+  /** This node's install command for upgrades; default: the cluster's `installCommand`. */
+  installCommand?: string;
 }
 
 /** SSH settings applied to every node that does not set its own. */
@@ -83,6 +85,21 @@ export interface ClusterArgs {
   kubeletSettleSeconds?: number;
   /** Lifetime of each join's bootstrap token, kubeadm duration text. Default `2h0m0s`. */
   joinTokenTtl?: string;
-  /** kubectl drain timeout when a node is removed, seconds. Default 300. */
+  /** kubectl drain timeout (upgrades, node removal), seconds. Default 300. */
   drainTimeoutSeconds?: number;
+  /** kubectl drain --grace-period, seconds. Default: each pod's own. */
+  drainGracePeriodSeconds?: number;
+  /** Workers cordoned and upgraded (or migrated) at the same time during a rollout, at most. Default 1. */
+  maxUnavailableWorkers?: number;
+  /**
+   * Upgrade install command, bash, run on each node just before its `kubeadm upgrade`: `{version}`
+   * becomes `1.34.2`, `{minor}` `1.34`. Default: pkgs.k8s.io packages for Debian/Ubuntu
+   * (`DEFAULT_INSTALL_COMMAND`). A node's own `installCommand` wins.
+   */
+  installCommand?: string;
+  /**
+   * The version the cluster runs now, when known (the root program reads it from this stack's last
+   * outputs). Used at preview: a skipped minor or a downgrade is refused, and the plan says "from X to Y".
+   */
+  currentKubernetesVersion?: pulumi.Input<string | undefined>;
 }

@@ -9,9 +9,15 @@ import { renderInitConfiguration, renderJoinConfiguration } from "../kubeadm/kub
 import { kubeletFileChanges } from "../kubeadm/nodeFiles";
 import { normalizeCriSocket } from "../kubeadm/criSocket";
 import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
-import { buildProvisionPlan, type Step } from "../plan/steps";
+import { buildPlan, type Step } from "../plan/steps";
 import { describePlan } from "../plan/describe";
 import { encodeFileChanges, parseFileSnapshot } from "../scripts/files";
+import { encodeClusterConfigChange, parseKubeadmConfigMap } from "../scripts/clusterConfig";
+import { setFeatureGate } from "../kubeadm/clusterConfig";
+import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
+import { renderInstanceConfig } from "../kubeadm/instanceConfig";
+import { KUBELET_FILES } from "../kubeadm/nodeFiles";
+import { checkUpgrade, parseKubernetesVersion } from "../kubeadm/version";
 import { parseJoinMaterial } from "../scripts/joinToken";
 import { stepScripts } from "./stepScripts";
 import type { StepScripts } from "../scripts/types";
@@ -79,19 +85,25 @@ export class Cluster extends pulumi.ComponentResource {
   public readonly provider: k8s.Provider;
   /** Per-node status: name, role, resolved CRI endpoint, node-local or not. */
   public readonly nodes: pulumi.Output<NodeStatus[]>;
-  /** The ordered steps in plain words, known at preview time. */
+  /** The ordered steps in plain words, known at preview time (fails the preview on a version step kubeadm refuses). */
   public readonly plan: pulumi.Output<string[]>;
+  /** The version this program asks for, `v1.34.2`; read back as `currentKubernetesVersion` by the next run. */
+  public readonly kubernetesVersion: pulumi.Output<string>;
   /** The validated cluster (plain values). */
   public readonly spec: ValidCluster;
 
   constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     const cluster = validateCluster(clusterSpec(args));
-    const steps = buildProvisionPlan(cluster, { maxConcurrentJoins: args.maxConcurrentJoins });
+    const planOptions = { maxConcurrentJoins: args.maxConcurrentJoins, maxUnavailableWorkers: args.maxUnavailableWorkers };
+    const steps = buildPlan(cluster, planOptions);
     // Render every script before anything is registered: option errors surface here, not midway.
     const scripts = new Map(steps.map((s) => [s.id, stepScripts(s, cluster, args)]));
     super("kubeadm:index:Cluster", name, {}, opts);
     this.spec = cluster;
     for (const w of cluster.warnings) pulumi.log.warn(w, this);
+    if (cluster.kubeadmFeatureGates[NODE_LOCAL_CRI_SOCKET] === false && cluster.version.minor >= 34) {
+      pulumi.log.warn(`featureGates.${NODE_LOCAL_CRI_SOCKET}: false keeps the legacy flag and annotation on ${cluster.version.text}, but kubeadm 1.36 locks the gate on: turn it back on before upgrading to 1.36`, this);
+    }
 
     const nodeArgs = new Map<string, NodeArgs>(args.nodes.map((n) => [n.name, n]));
     for (const n of args.nodes) {
@@ -116,7 +128,7 @@ export class Cluster extends pulumi.ComponentResource {
           case "join-token":
             return { secretOutput: true };
           case "init":
-            return { stdin: endpoint().apply((ep) => renderInitConfiguration(cluster, node, ep)), secretOutput: false, dataOutput: true };
+            return { stdin: endpoint().apply((ep) => renderInitConfiguration(cluster, node, ep)), secretOutput: false };
           case "join":
             return {
               stdin: pulumi.secret(
@@ -125,17 +137,37 @@ export class Cluster extends pulumi.ComponentResource {
                 ),
               ),
               secretOutput: false,
+            };
+          case "cluster-config-read":
+          case "drain":
+            return { secretOutput: false };
+          case "cluster-config":
+            return {
+              stdin: out(`${s.node}-cluster-config-read`).apply((read) => {
+                const cm = parseKubeadmConfigMap(read);
+                const desired = setFeatureGate(cm.clusterConfiguration, NODE_LOCAL_CRI_SOCKET, cluster.kubeadmFeatureGates[NODE_LOCAL_CRI_SOCKET]);
+                return encodeClusterConfigChange(cm, desired);
+              }),
+              secretOutput: false,
+            };
+          case "upgrade":
+            // kubeadm 1.37 fails an upgrade without instance-config.yaml: make sure it is there first.
+            return {
+              stdin: endpoint().apply((ep) =>
+                cluster.version.minor >= 37
+                  ? encodeFileChanges([{ path: KUBELET_FILES.instanceConfig, expected: { path: KUBELET_FILES.instanceConfig }, content: renderInstanceConfig(ep), mode: "0644" }])
+                  : "",
+              ),
+              secretOutput: false,
               dataOutput: true,
             };
-          case "kubelet-files": {
-            const made = s.node === cp1.name ? `${s.node}-init` : `${s.node}-join`;
+          case "kubelet-files":
             return {
-              stdin: pulumi.all([endpoint(), out(made)]).apply(([ep, snapshot]) =>
+              stdin: pulumi.all([endpoint(), out(`${s.node}-upgrade`)]).apply(([ep, snapshot]) =>
                 encodeFileChanges(kubeletFileChanges(cluster.nodeLocalCriSocket, ep, parseFileSnapshot(snapshot))),
               ),
               secretOutput: false,
             };
-          }
           case "node-metadata":
             return { stdin: endpoint().apply((ep) => `${ep}\n`), secretOutput: false };
         }
@@ -147,6 +179,8 @@ export class Cluster extends pulumi.ComponentResource {
         connection: nodeConnection(nodeArgs.get(step.runsOn) as NodeArgs, args.ssh),
         ...data,
         dependsOn: step.after.map((id) => commands.get(id) as command.remote.Command),
+        // kubeadm init runs once; a later change of its configuration (a new version) is not an update.
+        ignoreChanges: step.action === "init" ? ["stdin"] : undefined,
       });
       commands.set(step.id, cmd);
       if (step.action === "prepare") {
@@ -166,7 +200,11 @@ export class Cluster extends pulumi.ComponentResource {
         ),
       ),
     );
-    this.plan = pulumi.output(describePlan(name, steps));
-    this.registerOutputs({ kubeconfig: this.kubeconfig, nodes: this.nodes, plan: this.plan });
+    this.kubernetesVersion = pulumi.output(cluster.version.text);
+    this.plan = pulumi.output(args.currentKubernetesVersion).apply((current) => {
+      if (current) checkUpgrade(parseKubernetesVersion(current), cluster.version);
+      return describePlan(name, buildPlan(cluster, { ...planOptions, fromVersion: current ? parseKubernetesVersion(current).text : undefined }));
+    });
+    this.registerOutputs({ kubeconfig: this.kubeconfig, nodes: this.nodes, plan: this.plan, kubernetesVersion: this.kubernetesVersion });
   }
 }

@@ -27,6 +27,8 @@ export interface StepCommandArgs {
   /** The step's stdout is data for later steps (a file snapshot), too bulky to log. Ignored when secretOutput. */
   dataOutput?: boolean;
   dependsOn: pulumi.Resource[];
+  /** Inputs whose changes do not update the resource (Pulumi's ignoreChanges). */
+  ignoreChanges?: string[];
 }
 
 /**
@@ -47,6 +49,7 @@ export function stepCommand(parent: pulumi.ComponentResource, clusterName: strin
     {
       parent,
       dependsOn: a.dependsOn,
+      ...(a.ignoreChanges !== undefined ? { ignoreChanges: a.ignoreChanges } : {}),
       ...(a.secretOutput ? { additionalSecretOutputs: ["stdout", "stderr"] } : {}),
     },
   );

@@ -10,6 +10,9 @@ import { initScripts, joinScripts } from "../scripts/kubeadmRun";
 import { joinTokenScripts, kubeconfigScripts } from "../scripts/joinToken";
 import { kubeletFilesScripts } from "../scripts/kubeletFiles";
 import { nodeMetadataScripts } from "../scripts/nodeMetadata";
+import { clusterConfigReadScripts, clusterConfigScripts } from "../scripts/clusterConfig";
+import { drainScripts, upgradeScripts } from "../scripts/upgrade";
+import { DEFAULT_INSTALL_COMMAND, renderInstallCommand } from "../scripts/install";
 import type { ClusterArgs } from "./args";
 
 const LIST = "\u0000list\u0000";
@@ -46,7 +49,30 @@ export function stepScripts(step: Step, cluster: ValidCluster, args: ClusterArgs
         node: node.name,
         labels: node.labels,
         nodeLocalCriSocket: cluster.nodeLocalCriSocket,
+        uncordon: node.role === "worker",
         drainTimeoutSeconds: args.drainTimeoutSeconds ?? 300,
       });
+    case "cluster-config-read":
+      return clusterConfigReadScripts(node.name, `${cluster.version.text} NodeLocalCRISocket=${cluster.kubeadmFeatureGates.NodeLocalCRISocket ?? "default"}`);
+    case "cluster-config":
+      return clusterConfigScripts(node.name);
+    case "drain":
+      return drainScripts({
+        node: node.name,
+        version: cluster.version.text,
+        timeoutSeconds: args.drainTimeoutSeconds ?? 300,
+        gracePeriodSeconds: args.drainGracePeriodSeconds,
+      });
+    case "upgrade": {
+      const template = args.nodes.find((n) => n.name === node.name)?.installCommand ?? args.installCommand ?? DEFAULT_INSTALL_COMMAND;
+      return upgradeScripts({
+        node: node.name,
+        version: cluster.version.text,
+        apply: node.name === cluster.controlPlane[0]?.name,
+        install: template === "" ? undefined : renderInstallCommand(template, cluster.version),
+        settleSeconds: args.kubeletSettleSeconds ?? 10,
+        gate: cluster.nodeLocalCriSocket ? "node-local" : "legacy",
+      });
+    }
   }
 }

@@ -1,15 +1,11 @@
 /**
- * `init` and `join`: run kubeadm once on a node, from a configuration that arrives on stdin, and
- * report the kubelet files kubeadm left (for the `kubelet-files` step).
+ * `init` and `join`: run kubeadm once on a node, from a configuration that arrives on stdin.
  */
 import { renderScript } from "./script";
-import { KUBELET_FILES } from "../kubeadm/nodeFiles";
 import type { StepScripts } from "./types";
 
 /** Where the kubeadm configuration files go on a node (dir 0700, files 0600). */
 export const CONFIG_DIR = "/etc/kubernetes/pulumi-kubeadm";
-
-const SNAPSHOT = `pk_snapshot ${Object.values(KUBELET_FILES).join(" ")}`;
 
 function resetScript(node: string, action: "init" | "join"): string {
   return renderScript(node, [
@@ -31,14 +27,13 @@ function runScript(node: string, action: "init" | "join", kubeadm: string, keepC
     `fi`,
     `pk_run_once ${action} ${kubeadm} --config ${file}`,
     ...(keepConfig ? [] : [`rm -f ${file}`]),
-    SNAPSHOT,
   ]);
 }
 
 /**
  * `kubeadm init --config` on the first control-plane node, once: the configuration (not secret) on
  * stdin is written to /etc/kubernetes/pulumi-kubeadm/kubeadm-init.yaml (0600) and kept. A re-run after
- * success does nothing but report the files. Delete: `kubeadm reset -f`.
+ * success does nothing. Delete: `kubeadm reset -f`.
  */
 export function initScripts(node: string): StepScripts {
   const create = runScript(node, "init", "kubeadm init", true);

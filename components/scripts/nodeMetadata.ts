@@ -17,6 +17,8 @@ export interface NodeMetadataInput {
   labels: Record<string, string>;
   /** true: remove the annotation; false: set it to the endpoint read from stdin (one line). */
   nodeLocalCriSocket: boolean;
+  /** Uncordon the node (a worker, which the drain step may have cordoned). */
+  uncordon: boolean;
   /** kubectl drain timeout for the delete, in seconds. */
   drainTimeoutSeconds: number;
 }
@@ -24,7 +26,8 @@ export interface NodeMetadataInput {
 const KUBECTL = "kubectl --kubeconfig /etc/kubernetes/admin.conf";
 
 /**
- * Create/update: label the Node (`--overwrite`), then remove or set the annotation. Delete (the node
+ * Create/update: uncordon (workers, when cordoned), label the Node (`--overwrite`), then remove or set
+ * the annotation. Delete (the node
  * leaves the cluster): drain it and delete the Node object, skipped when the cluster is gone.
  */
 export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
@@ -43,6 +46,7 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
       ];
   const create = renderScript(input.node, [
     `${KUBECTL} get node ${node} >/dev/null || pk_fail "the Node object is not registered"`,
+    ...(input.uncordon ? [`if [ "$(${KUBECTL} get node ${node} -o jsonpath='{.spec.unschedulable}')" = true ]; then ${KUBECTL} uncordon ${node} >&2; fi`] : []),
     ...(labels.length > 0 ? [`${KUBECTL} label --overwrite node ${node} ${labels.join(" ")} >&2`] : []),
     ...annotation,
   ]);

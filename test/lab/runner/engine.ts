@@ -31,6 +31,8 @@ import { openSshExecutor } from "./ssh";
 import { Executor, LogFn, Mode, Op, ResourceResult, RunResult } from "./types";
 
 export const COMMAND_TYPE = "command:remote:Command";
+/** A StackReference answers with this stack's outputs from its last successful apply (state.stackOutputs). */
+export const STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference";
 
 export interface RunOptions {
   mode: Mode;
@@ -381,7 +383,9 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
       const p: Promise<MockResult | typeof STOPPED> =
         args.type === COMMAND_TYPE
           ? handleCommand(args.name, args.inputs)
-          : Promise.resolve({ id: `${args.name}-id`, state: returnable(args.inputs) as Record<string, unknown> });
+          : args.type === STACK_REFERENCE_TYPE
+            ? Promise.resolve({ id: `${args.name}`, state: { name: args.name, outputs: state.stackOutputs ?? {}, secretOutputNames: [] } })
+            : Promise.resolve({ id: `${args.name}-id`, state: returnable(args.inputs) as Record<string, unknown> });
       const tracked = p.finally(() => pending.delete(tracked));
       tracked.catch(() => undefined);
       pending.add(tracked);
@@ -399,7 +403,8 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   process.on("unhandledRejection", unhandled);
 
   try {
-    await pulumi.runtime.setMocks(mocks, project, stack, preview);
+    // "organization" is what a self-managed backend calls every stack's organization.
+    await pulumi.runtime.setMocks(mocks, project, stack, preview, "organization");
     // Read the resource options the mocks are not given, from the registration request itself.
     const monitor = settings.getMonitor() as { registerResource: (req: RegReq, cb: unknown) => unknown };
     const orig = monitor.registerResource.bind(monitor);
@@ -457,7 +462,12 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
     else delete state.resources[rec.name];
     saveState(statePath, state);
   }
-  if (!preview) saveState(statePath, state);
+  if (!preview) {
+    if (!failed && errors.length === 0 && results.every((r) => r.ok) && opts.mode === "apply") {
+      state.stackOutputs = Object.fromEntries(Object.entries(outputs).filter(([, v]) => v !== "[secret]"));
+    }
+    saveState(statePath, state);
+  }
   return finish();
 
   function finish(): RunResult {

@@ -45,6 +45,12 @@ export interface StateFile {
   nextSeq: number;
   resources: Record<string, StateRecord>;
   pendingDeletes: StateRecord[];
+  /**
+   * The stack's outputs after the last successful apply, secret ones left out: what a
+   * `pulumi.StackReference` to this very stack reads (the root program reads its last
+   * `kubernetesVersion` this way).
+   */
+  stackOutputs?: Record<string, unknown>;
 }
 
 /** What a sealed blob holds once opened. */

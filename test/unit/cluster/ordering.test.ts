@@ -26,9 +26,10 @@ test("one command per node and step, named <cluster>-<node>-<step>", async () =>
   await settled();
   const commands = registrations.filter((r) => r.type === "command:remote:Command").map((r) => r.name).sort();
   const expected = [
-    ...["cp1", "cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-prepare`, `c-${n}-kubelet-files`, `c-${n}-node-metadata`]),
-    "c-cp1-init", "c-cp1-kubeconfig",
+    ...["cp1", "cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-prepare`, `c-${n}-upgrade`, `c-${n}-kubelet-files`, `c-${n}-node-metadata`]),
+    "c-cp1-init", "c-cp1-kubeconfig", "c-cp1-cluster-config-read", "c-cp1-cluster-config",
     ...["cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-join-token`, `c-${n}-join`]),
+    "c-w1-drain", "c-w2-drain",
   ].sort();
   expect(commands).toEqual(expected);
 });
@@ -49,10 +50,29 @@ test("init before every join; control-plane joins chained; workers after them, s
   expect(Math.max(a.start, b.start)).toBeLessThan(Math.min(a.end, b.end));
   // Prepare steps need nothing: they all start before init resolves.
   for (const n of ["cp1", "cp2", "cp3", "w1", "w2"]) expect(reg(`c-${n}-prepare`).start).toBeLessThan(init.end);
-  // Kubelet files after the node's own init/join; metadata after that.
-  expect(reg("c-cp1-kubelet-files").start).toBeGreaterThan(init.end);
-  expect(reg("c-w2-kubelet-files").start).toBeGreaterThan(reg("c-w2-join").end);
+  // Per node after its init/join: (drain), upgrade (which reads the files), kubelet-files, node-metadata.
+  expect(reg("c-cp1-upgrade").start).toBeGreaterThan(reg("c-cp1-cluster-config").end);
+  expect(reg("c-cp1-cluster-config").start).toBeGreaterThan(reg("c-cp1-cluster-config-read").end);
+  expect(reg("c-cp1-cluster-config-read").start).toBeGreaterThan(init.end);
+  expect(reg("c-w2-drain").start).toBeGreaterThan(reg("c-w2-join").end);
+  expect(reg("c-w2-upgrade").start).toBeGreaterThan(reg("c-w2-drain").end);
+  expect(reg("c-w2-kubelet-files").start).toBeGreaterThan(reg("c-w2-upgrade").end);
   expect(reg("c-w2-node-metadata").start).toBeGreaterThan(reg("c-w2-kubelet-files").end);
+});
+
+test("rollout: control-plane nodes one at a time from the first, then workers at most maxUnavailableWorkers at once", async () => {
+  const workers = ["w1", "w2", "w3", "w4", "w5"].map((n, i) => node(n, "worker", 10 + i));
+  const c = new Cluster("c", clusterArgs({ maxUnavailableWorkers: 2, nodes: [...clusterArgs().nodes.slice(0, 3), ...workers] }));
+  await valueOf(c.nodes);
+  await settled();
+  expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
+  expect(reg("c-cp3-upgrade").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
+  for (const w of workers) expect(reg(`c-${w.name}-drain`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+  expect(reg("c-w3-drain").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
+  expect(reg("c-w5-drain").start).toBeGreaterThan(reg("c-w3-node-metadata").end);
+  // No moment with more than 2 workers between drain start and node-metadata end.
+  const spans = workers.map((w) => [reg(`c-${w.name}-drain`).start, reg(`c-${w.name}-node-metadata`).end] as const);
+  for (const [start] of spans) expect(spans.filter(([a, b]) => a <= start && b > start).length).toBeLessThanOrEqual(2);
 });
 
 test("maxConcurrentJoins bounds the workers joining at once", async () => {
@@ -73,7 +93,7 @@ test("maxConcurrentJoins bounds the workers joining at once", async () => {
 test("the plan output lists every step in order, known without running anything", async () => {
   const c = new Cluster("c", clusterArgs());
   const plan = await valueOf(c.plan);
-  expect(plan).toHaveLength(5 * 3 + 2 + 4 * 2);
+  expect(plan).toHaveLength(5 * 4 + 2 + 4 * 2 + 2 + 2);
   expect(plan[0]).toMatch(/^1\. c-cp1-prepare \(first\): check kubeadm/);
   const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));

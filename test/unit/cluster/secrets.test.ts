@@ -36,7 +36,7 @@ const commands = () => registrations.filter((r) => r.type === "command:remote:Co
 const MARKERS = [SECRETS.token, SECRETS.certificateKey, "S3CR3T-KUBECONFIG-KEY", "S3CR3T-SSH-KEY"];
 
 test("no secret value in any command's text (create, update, delete)", () => {
-  expect(commands().length).toBe(25);
+  expect(commands().length).toBe(34);
   for (const r of commands()) {
     for (const field of ["create", "update", "delete"]) {
       const text = String(plain(r.inputs[field] ?? ""));
@@ -72,7 +72,7 @@ test("join material goes to each join only on a secret stdin, and holds the fres
 test("steps whose output carries a secret are secret outputs and not logged; snapshots log stderr only; others log both", () => {
   for (const m of made) {
     const secretStep = /-(join-token|kubeconfig)$/.test(m.name);
-    const dataStep = /-(init|join)$/.test(m.name);
+    const dataStep = /-upgrade$/.test(m.name);
     expect({ name: m.name, logging: m.args.logging }).toEqual({ name: m.name, logging: secretStep ? "none" : dataStep ? "stderr" : "stdoutAndStderr" });
     expect({ name: m.name, aso: m.opts.additionalSecretOutputs ?? [] }).toEqual({ name: m.name, aso: secretStep ? ["stdout", "stderr"] : [] });
     expect(m.args.addPreviousOutputInEnv).toBe(false);

@@ -33,6 +33,8 @@ export interface FakeNodes {
   detected?: Record<string, string>;
   /** Whether init/join leave node-local files (default: as the test says per call). */
   nodeLocal: boolean;
+  /** The ClusterConfiguration the kubeadm-config ConfigMap holds (default: a minimal one). */
+  clusterConfiguration?: string;
   /** Override of the files kubeadm leaves: node -> files. */
   files?: (node: string, endpoint: string) => Record<string, string | undefined>;
 }
@@ -66,7 +68,7 @@ export function isSecretInput(value: unknown): boolean {
 }
 
 function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, endpoints: Map<string, string>): string {
-  const m = /^(.*)-(prepare|init|kubeconfig|join-token|join|kubelet-files|node-metadata)$/.exec(name.replace(/^c-/, ""));
+  const m = /^(.*)-(prepare|init|kubeconfig|join-token|join|cluster-config-read|cluster-config|drain|upgrade|kubelet-files|node-metadata)$/.exec(name.replace(/^c-/, ""));
   if (!m) return "";
   const [, node, action] = m as unknown as [string, string, string];
   const create = scriptOf(String(inputs.create ?? ""));
@@ -77,11 +79,22 @@ function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, 
       endpoints.set(node, ep);
       return `criSocket=${ep}\nkubeadmVersion=v1.0.0\n`;
     }
-    case "init":
-    case "join": {
+    case "cluster-config-read":
+      return JSON.stringify({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "kubeadm-config", namespace: "kube-system", resourceVersion: "42" },
+        data: { ClusterConfiguration: fake.clusterConfiguration ?? "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.33.2\n" },
+      });
+    case "upgrade": {
       const ep = endpoints.get(node) ?? "unix:///var/run/containerd/containerd.sock";
       return snapshotOf(fake.files ? fake.files(node, ep) : kubeadmFiles(fake.nodeLocal, ep));
     }
+    case "init":
+    case "join":
+    case "drain":
+    case "cluster-config":
+      return "";
     case "join-token":
       return `apiServerEndpoint=10.0.0.1:6443\ntoken=${SECRETS.token}\ncaCertHash=${CA_HASH}\ncertificateKey=${
         create.includes("upload-certs") ? SECRETS.certificateKey : ""

@@ -1,0 +1,104 @@
+/**
+ * `drain` and `upgrade`: one node's part of a rollout (kubeadm's documented upgrade order). Both do
+ * nothing when the node is already at the target version, so they are safe on a new node and on a
+ * re-run after a failure midway (a node is never upgraded twice).
+ */
+import { renderScript } from "./script";
+import { shellQuote } from "./quote";
+import { KUBELET_FILES } from "../kubeadm/nodeFiles";
+import type { StepScripts } from "./types";
+
+const KUBECTL = "kubectl --kubeconfig /etc/kubernetes/admin.conf";
+
+/** What the drain step needs. */
+export interface DrainInput {
+  node: string;
+  /** Target version, `v1.34.2`. */
+  version: string;
+  timeoutSeconds: number;
+  /** kubectl drain --grace-period; undefined = each pod's own. */
+  gracePeriodSeconds?: number;
+}
+
+/**
+ * On the first control-plane node: when the Node's kubelet is not at the target version, cordon and
+ * drain it. A failed drain (a PodDisruptionBudget, the timeout) fails the step naming the node and
+ * kubectl's reason; the node stays cordoned and the rollout stops there.
+ */
+export function drainScripts(input: DrainInput): StepScripts {
+  const node = shellQuote(input.node);
+  const grace = input.gracePeriodSeconds !== undefined ? ` --grace-period=${input.gracePeriodSeconds}` : "";
+  const create = renderScript(input.node, [
+    `have=$(${KUBECTL} get node ${node} -o jsonpath='{.status.nodeInfo.kubeletVersion}') || pk_fail "cannot read the Node"`,
+    `if [ "$have" = ${shellQuote(input.version)} ]; then echo "kubelet at ${input.version}: no drain"; exit 0; fi`,
+    `${KUBECTL} cordon ${node} >&2`,
+    `err=$(mktemp); trap 'rm -f "$err"' EXIT`,
+    `if ! ${KUBECTL} drain ${node} --ignore-daemonsets --delete-emptydir-data --timeout=${input.timeoutSeconds}s${grace} >&2 2>"$err"; then`,
+    `  cat "$err" >&2`,
+    `  pk_fail "drain failed, the node stays cordoned and the rollout stops here: $(tail -n 1 "$err")"`,
+    `fi`,
+    `echo "drained"`,
+  ]);
+  return { create, update: create };
+}
+
+/** What the upgrade step needs. */
+export interface UpgradeInput {
+  node: string;
+  /** Target version, `v1.34.2`. */
+  version: string;
+  /** `kubeadm upgrade apply` (first control-plane node) or `kubeadm upgrade node`. */
+  apply: boolean;
+  /** The install command for this node with the version substituted (bash), or undefined for none. */
+  install?: string;
+  /** Seconds the kubelet must stay active after its restart. */
+  settleSeconds: number;
+  /** Plain words of the gate state: part of the text so the files are read again when it changes. */
+  gate: string;
+}
+
+/**
+ * On the node, when it is not at the target version (recorded in /var/lib/pulumi-kubeadm/version; a
+ * node without the record was just made at the target): check the step is one kubeadm allows (one
+ * minor up, or a patch), apply the pre-upgrade file changes from stdin (instance-config.yaml before
+ * 1.37), run the install command, `kubeadm upgrade apply <v> --yes` / `kubeadm upgrade node` once,
+ * restart the kubelet and check it, wait for the Node to be Ready again if it was. Then, always, print
+ * the kubelet files for the next step.
+ */
+export function upgradeScripts(input: UpgradeInput): StepScripts {
+  const target = shellQuote(input.version);
+  const kubeadm = input.apply ? `kubeadm upgrade apply ${input.version} --yes` : "kubeadm upgrade node";
+  const ready = `kubectl --kubeconfig /etc/kubernetes/kubelet.conf get node ${shellQuote(input.node)} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'`;
+  const create = renderScript(input.node, [
+    `: gate ${shellQuote(input.gate)}`,
+    `target=${target}`,
+    `record=$PK_STATE_DIR/version`,
+    `current=""`,
+    `if [ -f "$record" ]; then current=$(cat "$record"); fi`,
+    `if [ -z "$current" ]; then`,
+    `  mkdir -p "$PK_STATE_DIR" && chmod 0700 "$PK_STATE_DIR"`,
+    `  echo "$target" >"$record.tmp" && mv -f "$record.tmp" "$record"`,
+    `elif [ "$current" != "$target" ]; then`,
+    `  IFS=. read -r cmaj cmin cpatch <<<"\${current#v}"`,
+    `  IFS=. read -r tmaj tmin tpatch <<<"\${target#v}"`,
+    `  if [ "$tmaj" != "$cmaj" ] || [ "$tmin" -lt "$cmin" ] || [ "$tmin" -gt $((cmin + 1)) ] || { [ "$tmin" = "$cmin" ] && [ "$tpatch" -lt "$cpatch" ]; }; then`,
+    `    pk_fail "cannot go from $current to $target: kubeadm upgrades one minor version at a time and never downgrades"`,
+    `  fi`,
+    `  pk_apply_files`,
+    ...(input.install !== undefined
+      ? [`  printf 'pulumi-kubeadm: node %s: install step for %s\\n' "$PK_NODE" "$target" >&2`, `  bash -c ${shellQuote(input.install)} >&2 || pk_fail "the install step failed"`]
+      : []),
+    `  wasReady=$(${ready} 2>/dev/null || true)`,
+    `  pk_run_once "upgrade-$target" ${kubeadm}`,
+    `  pk_kubelet_healthy ${input.settleSeconds} || pk_fail "the kubelet is not healthy after the upgrade to $target: $(systemctl status kubelet 2>&1 | tail -n 3 | tr '\\n' ' ')"`,
+    `  if [ "$wasReady" = True ]; then`,
+    `    for _ in $(seq 1 120); do [ "$(${ready} 2>/dev/null || true)" = True ] && break; sleep 1; done`,
+    `    [ "$(${ready} 2>/dev/null || true)" = True ] || pk_fail "the Node is not Ready 120 s after the upgrade"`,
+    `  fi`,
+    `  echo "$target" >"$record.tmp" && mv -f "$record.tmp" "$record"`,
+    `  printf 'pulumi-kubeadm: node %s: upgraded from %s to %s\\n' "$PK_NODE" "$current" "$target" >&2`,
+    `fi`,
+    `pk_snapshot ${Object.values(KUBELET_FILES).join(" ")}`,
+  ]);
+  return { create, update: create };
+}
