@@ -2,11 +2,9 @@
  * Scenario `noop`: a second apply of the provisioned stack with nothing changed. Sessions are counted
  * twice: by the runner (one per `ssh` process it starts) and from the nodes' sshd logs.
  */
-import { benchRun, totalSessions, LAB_DIR, nodeNames } from "./lab";
+import { totalSessions } from "./lab";
 import { round } from "./bounds";
-import { countSince, logOffsets } from "./sshdlog";
-import { Timeline } from "./timeline";
-import { CLUSTER } from "./provision";
+import { timedApply } from "./apply";
 
 export interface NoopFigures {
   wall_s: number;
@@ -17,18 +15,10 @@ export interface NoopFigures {
 }
 
 export async function runNoop(stackFile: string, say: (l: string) => void): Promise<NoopFigures> {
-  const offsets = logOffsets(LAB_DIR, nodeNames(CLUSTER));
-  const tl = new Timeline();
-  say("noop: second apply, nothing changed ...");
-  const t0 = process.hrtime.bigint();
-  const result = await benchRun(stackFile, "apply", tl.log);
-  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-  const timeline = tl.save("noop");
-  if (!result.ok) throw new Error(`noop apply failed (see ${timeline}): ${result.errors.join("; ")}`);
-  const counts = countSince(LAB_DIR, offsets);
+  const { result, wall, sshd } = await timedApply(stackFile, "noop", say);
   return {
     wall_s: round(wall),
-    ssh_sessions: Object.values(counts).reduce((a, c) => a + c.accepted, 0),
+    ssh_sessions: Object.values(sshd).reduce((a, c) => a + c.accepted, 0),
     runner_ssh_sessions: totalSessions(result),
     commands_run: result.resources.filter((r) => r.ran.length > 0).length,
   };

@@ -3,15 +3,15 @@
  * everything else 0. Also yields `ssh_sessions_per_node` (from the nodes' sshd logs) and the stack
  * file the `noop` and `upgrade` scenarios continue from.
  */
-import { benchLabUp, benchRun, nodeNames, setDurations, totalSessions, writeBenchStack, LAB_DIR, type BenchCluster } from "./lab";
+import { benchLabUp, nodeNames, setDurations, totalSessions, writeBenchStack, LAB_DIR } from "./lab";
 import { provisionBound, provisionBoundWithWindow, ratio, round } from "./bounds";
-import { countSince, logOffsets } from "./sshdlog";
-import { Timeline } from "./timeline";
+import { timedApply } from "./apply";
+import { CLUSTER } from "./cluster";
 import { stepFigures, type StepFigures } from "./steps";
 import { stateDependencies } from "./critical";
 import { basename, join } from "path";
 
-export const CLUSTER: BenchCluster = { controlPlanes: 3, workers: 20, version: "v1.33.2" };
+export { CLUSTER };
 export const PROVISION_DURATIONS = { init: 4, join: 2 };
 /** The component's default `maxConcurrentJoins` (the bench stack leaves it unset). */
 export const DEFAULT_JOIN_WINDOW = 10;
@@ -51,16 +51,7 @@ export async function runProvision(say: (l: string) => void): Promise<ProvisionO
   await benchLabUp(stackFile);
   setDurations(PROVISION_DURATIONS);
   const nodes = nodeNames(CLUSTER);
-  const offsets = logOffsets(LAB_DIR, nodes);
-  const tl = new Timeline();
-  say("provision: apply ...");
-  const t0 = process.hrtime.bigint();
-  const result = await benchRun(stackFile, "apply", tl.log);
-  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-  const timeline = tl.save("provision");
-  if (!result.ok) throw new Error(`provision apply failed (see ${timeline}): ${[...result.errors, ...result.resources.filter((r) => !r.ok).map((r) => r.error)].join("; ")}`);
-  // sshd writes its log line as it accepts; a session that just ended is logged by now.
-  const counts = countSince(LAB_DIR, offsets);
+  const { result, wall, tl, timeline, sshd: counts } = await timedApply(stackFile, "provision", say);
   const perNode = Object.fromEntries(nodes.map((n) => [n, counts[n]?.accepted ?? 0]));
   const values = Object.values(perNode);
   const max = Math.max(...values);

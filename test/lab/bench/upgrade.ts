@@ -15,11 +15,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "fs";
 import { basename, dirname, join } from "path";
 import { REPO_ROOT, hostPathOf } from "../nodes";
-import type { RunResult } from "../runner/types";
 import { benchRun, nodeNames, setDurations, setStackConfig, LAB_DIR } from "./lab";
 import { ratio, round, upgradeBound } from "./bounds";
-import { Timeline } from "./timeline";
-import { CLUSTER } from "./provision";
+import { timedApply } from "./apply";
+import { CLUSTER } from "./cluster";
 import { kindOf, stepFigures, type StepFigures } from "./steps";
 import { stateDependencies } from "./critical";
 
@@ -120,13 +119,8 @@ export async function upgradeCluster(stackFile: string, target: string, k: numbe
   installVersion(target);
   setStackConfig(stackFile, upgradeConfig(target, k));
   const before = eventCount();
-  const tl = new Timeline();
-  say(`upgrade: ${target}, maxUnavailableWorkers ${k} ...`);
-  const t0 = process.hrtime.bigint();
-  const result: RunResult = await benchRun(stackFile, "apply", tl.log);
-  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-  const timeline = tl.save(`upgrade-${k}`);
-  if (!result.ok) throw new Error(`upgrade apply (k=${k}) failed (see ${timeline}): ${result.errors.join("; ")}`);
+  say(`upgrade: ${target}, maxUnavailableWorkers ${k}`);
+  const { result, wall, tl, timeline } = await timedApply(stackFile, `upgrade-${k}`, say);
   const bound = upgradeBound(CLUSTER, UPGRADE_DURATIONS, k);
   return {
     max_unavailable_workers: k,
