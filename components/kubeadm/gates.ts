@@ -13,7 +13,22 @@ export const NODE_LOCAL_CRI_SOCKET = "NodeLocalCRISocket";
 const FIELD = `featureGates.${NODE_LOCAL_CRI_SOCKET}`;
 
 /**
- * Checks that `featureGates` is a plain object of booleans.
+ * kubeadm feature gate names (kubeadm's own gates, not the components'), for catching a name that
+ * differs only in case: kubeadm matches names exactly and refuses unknown ones at init, and this
+ * component would treat a misspelt NodeLocalCRISocket as unset.
+ */
+const KNOWN_KUBEADM_GATES = [
+  NODE_LOCAL_CRI_SOCKET,
+  "ControlPlaneKubeletLocalMode",
+  "EtcdLearnerMode",
+  "PublicKeysECDSA",
+  "RootlessControlPlane",
+  "WaitForAllControlPlaneComponents",
+];
+
+/**
+ * Checks that `featureGates` is a plain object of booleans whose names are not case variants of
+ * kubeadm's gates (`NodeLocalCriSocket` is refused with a hint naming `NodeLocalCRISocket`).
  * @throws KubeadmConfigError (field `featureGates` or `featureGates.<name>`).
  */
 export function checkFeatureGateValues(featureGates: unknown): Record<string, boolean> {
@@ -25,6 +40,13 @@ export function checkFeatureGateValues(featureGates: unknown): Record<string, bo
   for (const [name, value] of Object.entries(featureGates as Record<string, unknown>)) {
     if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) {
       throw new KubeadmConfigError("featureGates", `${JSON.stringify(name)} is not a feature gate name`);
+    }
+    const known = KNOWN_KUBEADM_GATES.find((g) => g !== name && g.toLowerCase() === name.toLowerCase());
+    if (known !== undefined) {
+      throw new KubeadmConfigError(
+        `featureGates.${name}`,
+        `is not a kubeadm feature gate; did you mean ${known}? Gate names are case-sensitive, and kubeadm refuses unknown gates`,
+      );
     }
     if (typeof value !== "boolean") {
       throw new KubeadmConfigError(`featureGates.${name}`, `must be true or false, got ${JSON.stringify(value) ?? typeof value}`);
@@ -65,7 +87,7 @@ function resolve(version: KubeVersion, gates: Record<string, boolean>): boolean 
  * @param kubernetesVersion `v1.34.2` or `1.34.2`.
  * @param featureGates ClusterConfiguration.featureGates as the user wrote it.
  * @throws KubeadmConfigError: malformed/unsupported version (`kubernetesVersion`), non-boolean values
- *   (`featureGates.<name>`), `true` on 1.31, `false` on 1.36 or 1.37 (`featureGates.NodeLocalCRISocket`).
+ *   or a case variant of a kubeadm gate name (`featureGates.<name>`), `true` on 1.31, `false` on 1.36 or 1.37 (`featureGates.NodeLocalCRISocket`).
  */
 export function nodeLocalCriSocketEnabled(kubernetesVersion: string, featureGates?: Record<string, boolean>): boolean {
   return resolve(parseKubernetesVersion(kubernetesVersion), checkFeatureGateValues(featureGates));

@@ -33,10 +33,24 @@ export interface NodeSpec {
   kubeletExtraArgs?: KubeletArg[];
   labels?: Record<string, string>;
   taints?: Taint[];
-  /** Known only when the user gave a plain string; used for the duplicate host+port check. */
-  host?: string;
-  /** SSH port; 22 when unset. */
-  port?: number;
+  /**
+   * The address SSH dials, when the user gave a plain value (anything else, e.g. an Output, is left
+   * to run time: pass undefined, or the value itself when it is not plain data). Checked, and used
+   * for the duplicate host+port check.
+   */
+  host?: unknown;
+  /** Whether the user gave a host at all (plain or an Output); `false` refuses the node (`host` is required). */
+  hostGiven?: unknown;
+  /** SSH port (the node's, else the cluster's SSH default); 22 when unset. A whole number 1..65535. */
+  port?: unknown;
+  /** SSH user, when plain: a non-empty string, no whitespace or control characters, no leading `-`. */
+  user?: unknown;
+  /** Pinned SSH host key, when plain: one line `<type> <base64> [comment]`. `null` is refused (present, not a key). */
+  hostKey?: unknown;
+  /** The bastion (`{host, port?, user?, privateKey?, hostKey?}`), as given; non-plain leaf values are left to run time. */
+  proxy?: unknown;
+  /** This node's install command for upgrades, when set: a non-empty string. */
+  installCommand?: unknown;
 }
 
 /** kubeadm ClusterConfiguration.networking. */
@@ -50,7 +64,11 @@ export interface Networking {
 export interface ClusterSpec {
   /** `v1.34.2` or `1.34.2`; minors 1.31 to 1.37. */
   kubernetesVersion: string;
-  nodes: NodeSpec[];
+  /**
+   * Each entry a {@link NodeSpec}. Typed `unknown[]` because stack config is arbitrary JSON: an entry
+   * that is not a map (null, a number, a string) is refused naming its index (`nodes[5]: must be a map`).
+   */
+  nodes: unknown[];
   /** `host` or `host:port` of the API server load balancer (kubeadm controlPlaneEndpoint). */
   controlPlaneEndpoint?: string;
   networking?: Networking;
@@ -58,6 +76,20 @@ export interface ClusterSpec {
   featureGates?: Record<string, boolean>;
   /** Extra top-level KubeletConfiguration fields (never `containerRuntimeEndpoint`: it is per node). */
   kubeletConfiguration?: Record<string, unknown>;
+  /** Drain timeout when a node is removed (whole number >= 0). Unchecked type: stack config is arbitrary JSON. */
+  drainTimeoutSeconds?: unknown;
+  /** Pod grace period for a drain (whole number >= 0). */
+  drainGracePeriodSeconds?: unknown;
+  /** Workers joining at the same time, at most (whole number >= 1). */
+  maxConcurrentJoins?: unknown;
+  /** Workers upgraded (drained) at the same time, at most (whole number >= 1). */
+  maxUnavailableWorkers?: unknown;
+  /** Seconds the kubelet must stay active after a restart (whole number >= 0). */
+  kubeletSettleSeconds?: unknown;
+  /** Lifetime of each join's bootstrap token: a positive kubeadm duration `XhYmZs` (e.g. `2h0m0s`). */
+  joinTokenTtl?: unknown;
+  /** The cluster's install command for upgrades (a non-empty string). */
+  installCommand?: unknown;
 }
 
 /** A parsed Kubernetes version. */

@@ -99,19 +99,126 @@ function validPort(s: string): boolean {
   return /^[0-9]{1,5}$/.test(s) && Number(s) >= 1 && Number(s) <= 65535;
 }
 
-/** `host` or `host:port`, host a DNS subdomain, an IPv4 address or a bracketed IPv6 address. */
+/**
+ * kubeadm's `controlPlaneEndpoint` rule (cmd/kubeadm/app/util/endpoint.go ParseHostPort, called by
+ * validation.ValidateHostPort): `host`, `host:port` or `[IPv6]:port`; the host an IP address (a bare
+ * IPv6 address too, when there is no port) or an RFC 1123 DNS subdomain, checked as written: kubeadm
+ * does NOT lower-case it, so `K8S.Example.com` is refused there, and here. `[IPv6]` without a port is
+ * refused, as kubeadm does (net.SplitHostPort fails, and `[...]` is neither an IP nor a DNS name).
+ */
 export function isHostPort(s: unknown): s is string {
   if (typeof s !== "string" || s === "") return false;
-  const v6 = /^\[([^\]]+)\](?::([^:]*))?$/.exec(s);
-  if (v6) return isIPv6(v6[1]) && (v6[2] === undefined || validPort(v6[2]));
+  const v6 = /^\[([^\]]+)\]:([^:]*)$/.exec(s);
+  if (v6) return isIPv6(v6[1]) && validPort(v6[2]);
+  if (isIPv6(s) && s.includes(":")) return true;
   const parts = s.split(":");
   if (parts.length > 2) return false;
   if (parts.length === 2 && !validPort(parts[1])) return false;
-  return isIPv4(parts[0]) || isDnsSubdomain(parts[0].toLowerCase()) && parts[0] === parts[0].toLowerCase();
+  return isIPv4(parts[0]) || isDnsSubdomain(parts[0]);
+}
+
+function isDeferred(v: unknown): boolean {
+  // An Output or a Promise (a class instance, not JSON data): its value is known only at run time.
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !isPlainObject(v);
+}
+
+function isWhole(v: unknown, min: number, max = Number.MAX_SAFE_INTEGER): v is number {
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= min && v <= max;
+}
+
+function checkWhole(field: string, v: unknown, min: number): void {
+  if (v !== undefined && !isWhole(v, min)) {
+    throw new KubeadmConfigError(field, `${describeValue(v)} is not a whole number >= ${min}`);
+  }
+}
+
+/** Why `host` (a node's or a proxy's SSH address) is unusable, or undefined when it is fine. */
+function hostProblem(host: unknown): string | undefined {
+  if (typeof host !== "string" || host === "") return `${describeValue(host)} is not a host name or address (a non-empty string)`;
+  if (host.startsWith("-")) return `${JSON.stringify(host)} starts with "-", which an SSH client would read as an option`;
+  if (/[\s\x00-\x1f\x7f]/.test(host)) return `${JSON.stringify(host)} contains whitespace or control characters`;
+  if (host.startsWith("[")) {
+    return `${JSON.stringify(host)}: write an IPv6 address without brackets (the SSH client joins host and port itself, Go net.JoinHostPort) and the port in port`;
+  }
+  if (host.includes(":") && !isIPv6(host)) return `${JSON.stringify(host)} contains ":": put the port in port, not in host`;
+  if (/['"`$;\\@\/,<>|&(){}\[\]*?!#=]/.test(host)) {
+    return `${JSON.stringify(host)} is not a host name or address (letters, digits, ".", "-", "_"; or an IP address)`;
+  }
+  return undefined;
+}
+
+function userProblem(user: unknown): string | undefined {
+  if (typeof user !== "string" || user === "") return `${describeValue(user)} is not a user name (a non-empty string)`;
+  if (/[\s\x00-\x1f\x7f]/.test(user)) return `${JSON.stringify(user)} contains whitespace or control characters`;
+  if (user.startsWith("-")) return `${JSON.stringify(user)} starts with "-"`;
+  return undefined;
+}
+
+/** An SSH public key line `<type> <base64> [comment]` whose key data names the same type. */
+function hostKeyProblem(key: unknown): string | undefined {
+  const form = "must be one line `<type> <base64>` as in known_hosts/authorized_keys (e.g. `ssh-ed25519 AAAA...`)";
+  if (typeof key !== "string") return `${describeValue(key)}: ${form}`;
+  const m = /^([a-z0-9][a-z0-9@.-]*) ([A-Za-z0-9+/]+={0,2})( [^\x00-\x1f\x7f]*)?\n?$/.exec(key);
+  if (!m) return form;
+  const blob = Buffer.from(m[2], "base64");
+  const len = blob.length >= 4 ? blob.readUInt32BE(0) : -1;
+  if (len < 1 || 4 + len > blob.length || blob.subarray(4, 4 + len).toString("latin1") !== m[1]) {
+    return `the key data is not a ${m[1]} public key`;
+  }
+  return undefined;
+}
+
+const PROXY_FIELDS = ["host", "port", "user", "privateKey", "hostKey"];
+
+function validateProxy(proxy: unknown, node: string): void {
+  if (proxy === undefined || isDeferred(proxy)) return;
+  if (!isPlainObject(proxy)) throw new KubeadmConfigError("proxy", `${describeValue(proxy)} is not a map ({host, port?, user?, privateKey?, hostKey?})`, node);
+  for (const k of Object.keys(proxy)) {
+    if (!PROXY_FIELDS.includes(k)) throw new KubeadmConfigError(`proxy.${k}`, `unknown field (${PROXY_FIELDS.join(", ")})`, node);
+  }
+  if (proxy.host === undefined) throw new KubeadmConfigError("proxy.host", "is required (the bastion's address)", node);
+  if (!isDeferred(proxy.host)) {
+    const p = hostProblem(proxy.host);
+    if (p) throw new KubeadmConfigError("proxy.host", p, node);
+  }
+  if (proxy.port !== undefined && !isWhole(proxy.port, 1, 65535)) {
+    throw new KubeadmConfigError("proxy.port", `${describeValue(proxy.port)} is not a TCP port (a whole number 1-65535)`, node);
+  }
+  if (proxy.user !== undefined && !isDeferred(proxy.user)) {
+    const p = userProblem(proxy.user);
+    if (p) throw new KubeadmConfigError("proxy.user", p, node);
+  }
+  if (proxy.privateKey !== undefined && !isDeferred(proxy.privateKey) && (typeof proxy.privateKey !== "string" || proxy.privateKey === "")) {
+    throw new KubeadmConfigError("proxy.privateKey", "must be the private key text (a non-empty string)", node); // never echo a key
+  }
+  if (proxy.hostKey !== undefined && !isDeferred(proxy.hostKey)) {
+    const p = hostKeyProblem(proxy.hostKey);
+    if (p) throw new KubeadmConfigError("proxy.hostKey", p, node);
+  }
+}
+
+/** A positive kubeadm duration in the form the scripts pass to `kubeadm token create --ttl`: `XhYmZs`. */
+function isPositiveDuration(v: unknown): v is string {
+  const m = typeof v === "string" ? /^(?:(\d{1,6})h)?(?:(\d{1,6})m)?(?:(\d{1,9})s)?$/.exec(v) : null;
+  return m !== null && v !== "" && Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0) > 0;
+}
+
+function checkInstallCommand(field: string, v: unknown, node?: string): void {
+  if (v === undefined) return;
+  if (typeof v !== "string" || v.trim() === "" || v.includes("\0")) {
+    throw new KubeadmConfigError(field, `${describeValue(v)} is not a command (a non-empty string without NUL)`, node);
+  }
 }
 
 function describe(v: unknown): string {
   return typeof v === "string" ? JSON.stringify(v) : typeof v;
+}
+
+/** A short rendering of a value for an error: strings quoted, null/NaN/numbers as written, else the type. */
+function describeValue(v: unknown): string {
+  if (typeof v === "string") return JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}...` : v);
+  if (v === null || typeof v === "number" || typeof v === "boolean") return String(v);
+  return Array.isArray(v) ? "a list" : typeof v;
 }
 
 function validateNetworking(n: unknown): Networking {
@@ -210,13 +317,35 @@ function validateTaints(taints: unknown, node: string): Taint[] {
  * normalised (`unix://` prepended to bare paths, with kubeadm's deprecation warning in `warnings`
  * naming the node), lists defaulted to empty, the gate resolved (honour or refuse, see gates.ts),
  * the kubeadm featureGates map computed.
- * @throws KubeadmConfigError naming node and field on: no nodes or no control-plane node; a node
- *   name that is not an RFC 1123 DNS label; duplicate names; duplicate host+port (port 22 default);
- *   a role other than control-plane/worker; an invalid criSocket; a malformed or unsupported version;
- *   non-boolean gates or a gate value the version cannot honour; kubeletConfiguration not a plain
- *   map or setting containerRuntimeEndpoint/apiVersion/kind; several control-plane nodes without
- *   controlPlaneEndpoint; malformed controlPlaneEndpoint or networking; bad labels, taints or
- *   kubeletExtraArgs (see the field rules in this file).
+ *
+ * `spec` may be arbitrary JSON from stack config (`requireObject`): every field is checked for its
+ * type, never trusted. Connection fields (`host`, `user`, `hostKey`, `proxy` and its fields) are
+ * checked when they are plain values; an Output or a Promise there is left to run time.
+ *
+ * @throws KubeadmConfigError naming node and field on:
+ *   - `nodes`: not a list, or empty; no control-plane node; an entry that is not a map
+ *     (`nodes[5]: must be a map`);
+ *   - a node `name` that is not an RFC 1123 DNS label; duplicate names; a `role` other than
+ *     control-plane/worker; an invalid `criSocket`;
+ *   - `host`: not a non-empty string, starting with `-` (an SSH client would read an option), with
+ *     whitespace, control or shell characters, in brackets, or with a `:` unless it is an IPv6 address
+ *     (`host:port` belongs in `port`); missing when `hostGiven` is false; duplicate host+port (22 default);
+ *   - `port`, `proxy.port`: not a whole number 1..65535;
+ *   - `user`, `proxy.user`: not a non-empty string, with whitespace or control characters, or starting with `-`;
+ *   - `hostKey`, `proxy.hostKey`: present (null included) but not one line `<type> <base64> [comment]`
+ *     whose key data is of that type;
+ *   - `proxy`: not a map, an unknown field, no `host`, `privateKey` not a non-empty string;
+ *   - `installCommand` (cluster or node): not a non-empty string;
+ *   - `drainTimeoutSeconds`, `drainGracePeriodSeconds`, `kubeletSettleSeconds`: not a whole number >= 0;
+ *     `maxConcurrentJoins`, `maxUnavailableWorkers`: not a whole number >= 1;
+ *   - `joinTokenTtl`: not a positive kubeadm duration `XhYmZs` (checked even when nothing joins yet);
+ *   - `kubernetesVersion` malformed or unsupported; `featureGates` not booleans, a gate name that
+ *     differs from a kubeadm gate only in case (`NodeLocalCriSocket`), or a gate value the version
+ *     cannot honour;
+ *   - `kubeletConfiguration` not a plain map or setting containerRuntimeEndpoint/apiVersion/kind;
+ *   - `controlPlaneEndpoint` malformed as kubeadm sees it (see {@link isHostPort}: capitals refused,
+ *     with a hint), or missing with several control-plane nodes; malformed `networking`;
+ *   - bad `labels`, `taints` or `kubeletExtraArgs` (see the field rules in this file).
  */
 export function validateCluster(spec: ClusterSpec): ValidCluster {
   if (!isPlainObject(spec)) throw new KubeadmConfigError("cluster", "must be a map");
@@ -227,9 +356,27 @@ export function validateCluster(spec: ClusterSpec): ValidCluster {
   const kubeletConfiguration = validateKubeletConfiguration(spec.kubeletConfiguration);
   const networking = validateNetworking(spec.networking);
   if (spec.controlPlaneEndpoint !== undefined && !isHostPort(spec.controlPlaneEndpoint)) {
-    throw new KubeadmConfigError("controlPlaneEndpoint", `${describe(spec.controlPlaneEndpoint)} is not host or host:port (DNS name, IPv4, or [IPv6])`);
+    const cpe: unknown = spec.controlPlaneEndpoint;
+    const hint =
+      typeof cpe === "string" && /[A-Z]/.test(cpe) && isHostPort(cpe.toLowerCase())
+        ? `: kubeadm checks the host as an RFC 1123 DNS name as written and refuses capitals; write ${JSON.stringify(cpe.toLowerCase())}`
+        : "";
+    throw new KubeadmConfigError(
+      "controlPlaneEndpoint",
+      `${describe(cpe)} is not host or host:port (lower-case DNS name, IPv4, IPv6, or [IPv6]:port)${hint}`,
+    );
   }
-  if (!Array.isArray(spec.nodes) || spec.nodes.length === 0) throw new KubeadmConfigError("nodes", "needs at least one node");
+  checkWhole("drainTimeoutSeconds", spec.drainTimeoutSeconds, 0);
+  checkWhole("drainGracePeriodSeconds", spec.drainGracePeriodSeconds, 0);
+  checkWhole("maxConcurrentJoins", spec.maxConcurrentJoins, 1);
+  checkWhole("maxUnavailableWorkers", spec.maxUnavailableWorkers, 1);
+  checkWhole("kubeletSettleSeconds", spec.kubeletSettleSeconds, 0);
+  if (spec.joinTokenTtl !== undefined && !isPositiveDuration(spec.joinTokenTtl)) {
+    throw new KubeadmConfigError("joinTokenTtl", `${describeValue(spec.joinTokenTtl)} is not a positive kubeadm duration such as 2h0m0s (hours h, minutes m, seconds s)`);
+  }
+  checkInstallCommand("installCommand", spec.installCommand);
+  if (!Array.isArray(spec.nodes)) throw new KubeadmConfigError("nodes", `${describeValue(spec.nodes)} is not a list of nodes`);
+  if (spec.nodes.length === 0) throw new KubeadmConfigError("nodes", "needs at least one node");
 
   const warnings: string[] = [];
   const names = new Set<string>();
@@ -253,16 +400,26 @@ export function validateCluster(spec: ClusterSpec): ValidCluster {
       if (warning) warnings.push(`node "${name}": ${warning}`);
       criSocket = normalizeCriSocket(n.criSocket as string);
     }
-    if (n.host !== undefined) {
-      if (typeof n.host !== "string" || n.host === "" || /[\s\x00-\x1f\x7f'"`$;\\]/.test(n.host)) {
-        throw new KubeadmConfigError("host", `${describe(n.host)} is not a usable host name or address`, name);
-      }
+    if (n.host === undefined && n.hostGiven === false) throw new KubeadmConfigError("host", "is required (the address SSH dials)", name);
+    if (n.host !== undefined && !isDeferred(n.host)) {
+      const problem = hostProblem(n.host);
+      if (problem) throw new KubeadmConfigError("host", problem, name);
     }
-    if (n.port !== undefined && (typeof n.port !== "number" || !Number.isInteger(n.port) || n.port < 1 || n.port > 65535)) {
-      throw new KubeadmConfigError("port", `${describe(n.port)} is not a TCP port (1-65535)`, name);
+    if (n.port !== undefined && !isWhole(n.port, 1, 65535)) {
+      throw new KubeadmConfigError("port", `${describeValue(n.port)} is not a TCP port (a whole number 1-65535)`, name);
     }
+    if (n.user !== undefined && !isDeferred(n.user)) {
+      const problem = userProblem(n.user);
+      if (problem) throw new KubeadmConfigError("user", problem, name);
+    }
+    if (n.hostKey !== undefined && !isDeferred(n.hostKey)) {
+      const problem = hostKeyProblem(n.hostKey);
+      if (problem) throw new KubeadmConfigError("hostKey", problem, name);
+    }
+    validateProxy(n.proxy, name);
+    checkInstallCommand("installCommand", n.installCommand, name);
     if (typeof n.host === "string") {
-      const id = `${n.host.toLowerCase()}:${n.port ?? 22}`;
+      const id = `${n.host.includes(":") ? `[${n.host.toLowerCase()}]` : n.host.toLowerCase()}:${n.port ?? 22}`;
       const other = endpoints.get(id);
       if (other !== undefined) throw new KubeadmConfigError("host", `same host and port (${id}) as node "${other}"`, name);
       endpoints.set(id, name);
