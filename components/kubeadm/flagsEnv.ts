@@ -6,7 +6,8 @@
  * `argList = ArgumentsToCommand(kubeadm's own flags, kubeletExtraArgs)`: kubeadm's flags sorted,
  * then the user's extra args in order (#135400). How kubeadm READS the file back at upgrade (to
  * drop the flag, #129279 / #138645) is UNVERIFIED here: this parser takes the strict reading of
- * what kubeadm writes (Go unquote, flags split on whitespace, as systemd splits `$VAR`).
+ * what kubeadm writes (Go unquote, flags split on whitespace, as systemd splits `$VAR`). A leading
+ * UTF-8 byte order mark and CRLF line ends are accepted and kept as they are.
  */
 import { normalizeCriSocket } from "./criSocket";
 import { goQuote, goUnquote } from "./goQuote";
@@ -28,8 +29,11 @@ function locate(text: string): ArgsLine {
   if (typeof text !== "string") throw new FileEditError(FILE, "expected the file text as a string");
   const prefix = `${KUBELET_KUBEADM_ARGS}=`;
   let found: ArgsLine | undefined;
-  let offset = 0;
-  for (const line of text.split("\n")) {
+  // A leading UTF-8 byte order mark and CR of CRLF line ends are kept in the text, outside every line.
+  const bom = text.startsWith("\ufeff") ? 1 : 0;
+  let offset = bom;
+  for (const raw of text.slice(bom).split("\n")) {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (line.startsWith(prefix)) {
       if (found) throw new FileEditError(FILE, `has more than one ${KUBELET_KUBEADM_ARGS} line`);
       const quoted = line.slice(prefix.length);
@@ -44,7 +48,7 @@ function locate(text: string): ArgsLine {
     } else if (/^\s*(export\s+)?KUBELET_KUBEADM_ARGS\s*=/.test(line)) {
       throw new FileEditError(FILE, `${KUBELET_KUBEADM_ARGS} line is not in kubeadm's form (${KUBELET_KUBEADM_ARGS}="...")`);
     }
-    offset += line.length + 1;
+    offset += raw.length + 1;
   }
   if (!found) throw new FileEditError(FILE, `has no ${KUBELET_KUBEADM_ARGS} line`);
   return found;

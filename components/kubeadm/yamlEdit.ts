@@ -4,6 +4,10 @@
  * source ranges; edits are splices of the original text at those ranges, so every byte outside the
  * edited node (order, comments, quoting, indentation) is kept. Input that cannot be edited safely
  * throws {@link FileEditError} instead of being guessed at.
+ *
+ * A leading UTF-8 byte order mark is kept and left out of the parsed text (otherwise it counts as a
+ * column and an inserted key would be indented into the previous value). Inserted lines end the way
+ * the file's first line does (`\r\n` or `\n`).
  */
 import { Document, isAlias, isMap, isScalar, isSeq, Pair, parseAllDocuments, parse as parseYaml, Scalar, YAMLMap } from "yaml";
 
@@ -19,7 +23,12 @@ export class FileEditError extends Error {
 
 /** One parsed single-document file whose root is a map. */
 export interface MapDoc {
+  /** The file text after the byte order mark, if any: every range refers to it. */
   text: string;
+  /** `"\ufeff"` when the file starts with a UTF-8 byte order mark, else `""`; put back on every result. */
+  bom: string;
+  /** The file's line ending, from its first line: `"\r\n"` or `"\n"` (also when it has a single line). */
+  eol: string;
   file: string;
   doc: Document.Parsed;
   root: YAMLMap;
@@ -39,8 +48,12 @@ function decorated(node: unknown): string | undefined {
  * @throws FileEditError on parse errors, duplicate keys, zero or several documents, a non-map root,
  *   an anchor/tag on the root, merge keys, or another kind / apiVersion group.
  */
-export function parseMapDoc(text: string, file: string, kind: string, apiGroup: string): MapDoc {
-  if (typeof text !== "string") throw new FileEditError(file, "expected the file text as a string");
+export function parseMapDoc(fileText: string, file: string, kind: string, apiGroup: string): MapDoc {
+  if (typeof fileText !== "string") throw new FileEditError(file, "expected the file text as a string");
+  const bom = fileText.startsWith("\ufeff") ? "\ufeff" : "";
+  const text = fileText.slice(bom.length);
+  const firstNl = text.indexOf("\n");
+  const eol = firstNl > 0 && text[firstNl - 1] === "\r" ? "\r\n" : "\n";
   const docs = parseAllDocuments(text);
   if (!Array.isArray(docs) || docs.length === 0) throw new FileEditError(file, "is empty (no YAML document)");
   if (docs.length > 1) throw new FileEditError(file, `holds ${docs.length} YAML documents; expected one`);
@@ -63,7 +76,7 @@ export function parseMapDoc(text: string, file: string, kind: string, apiGroup: 
   if (api !== undefined && !(isScalar(api) && typeof api.value === "string" && api.value.startsWith(`${apiGroup}/`))) {
     throw new FileEditError(file, `apiVersion must be in the ${apiGroup} group`);
   }
-  return { text, file, doc, root };
+  return { text, bom, eol, file, doc, root };
 }
 
 /** The pair with this key, checked to carry no alias, anchor or tag on key or value. */
@@ -167,8 +180,9 @@ function keyColumn(md: MapDoc, map: YAMLMap): number {
 /**
  * Inserts `key` (with already rendered text) into `map`: at its sorted position when the keys are
  * sorted (go-yaml order), else at the end.
- * - Block map: one or more lines, `render(indent)` returns them with the trailing newline. Comment
- *   lines directly above the key it goes before stay with that key.
+ * - Block map: one or more lines, `render(indent)` returns them with the trailing newline (`\n`;
+ *   written with the file's own line ending). Comment lines directly above the key it goes before
+ *   stay with that key.
  * - Flow map (JSON): `"key": value` with the separators the map already uses.
  * @param flowValue the value text for a flow map.
  */
@@ -185,7 +199,7 @@ export function insertPair(
     if (items.length === 0) {
       const open = range(map)[0];
       if (text[open] !== "{") throw new FileEditError(md.file, "cannot locate the opening brace of a flow map");
-      return text.slice(0, open + 1) + `${JSON.stringify(key)}: ${flowValue}` + text.slice(open + 1);
+      return md.bom + text.slice(0, open + 1) + `${JSON.stringify(key)}: ${flowValue}` + text.slice(open + 1);
     }
     const first = items[0];
     if (first.value === null) throw new FileEditError(md.file, "flow map entry without a value");
@@ -196,7 +210,8 @@ export function insertPair(
       sep = text.slice(range(first.value)[1], range(items[1].key)[0]);
     } else {
       const lead = text.slice(range(map)[0] + 1, range(first.key)[0]);
-      sep = lead.includes("\n") ? `,${lead.slice(lead.lastIndexOf("\n"))}` : ", ";
+      const nl = lead.lastIndexOf("\n");
+      sep = nl === -1 ? ", " : `,${lead[nl - 1] === "\r" ? "\r" : ""}${lead.slice(nl)}`;
     }
     if (!/^\s*,\s*$/.test(sep) || !/^\s*:\s*$/.test(keySep)) {
       throw new FileEditError(md.file, "flow map holds comments or unusual separators; refusing to edit");
@@ -205,29 +220,30 @@ export function insertPair(
     const entry = keyText + keySep + flowValue;
     if (at < items.length) {
       const pos = range(items[at].key)[0];
-      return text.slice(0, pos) + entry + sep + text.slice(pos);
+      return md.bom + text.slice(0, pos) + entry + sep + text.slice(pos);
     }
     const last = items[items.length - 1];
     const pos = range(last.value ?? last.key)[1];
-    return text.slice(0, pos) + sep + entry + text.slice(pos);
+    return md.bom + text.slice(0, pos) + sep + entry + text.slice(pos);
   }
   if (map.items.length === 0) throw new FileEditError(md.file, "cannot insert into an empty block map");
   const indent = " ".repeat(keyColumn(md, map));
+  const lines = render(indent).replace(/\r?\n/g, md.eol);
   const at = insertIndex(map, key);
   if (at < map.items.length) {
     const pos = commentBlockStart(text, blockPairSpan(md, map.items[at])[0]);
-    return text.slice(0, pos) + render(indent) + text.slice(pos);
+    return md.bom + text.slice(0, pos) + lines + text.slice(pos);
   }
   const end = blockPairSpan(md, map.items[map.items.length - 1])[1];
-  const nl = end > 0 && text[end - 1] !== "\n" ? "\n" : "";
-  return text.slice(0, end) + nl + render(indent) + text.slice(end);
+  const nl = end > 0 && text[end - 1] !== "\n" ? md.eol : "";
+  return md.bom + text.slice(0, end) + nl + lines + text.slice(end);
 }
 
 /** Removes a pair of a block map: its lines (comment lines above it are kept). */
 export function removeBlockPair(md: MapDoc, map: YAMLMap, pair: Pair): string {
   if (map.flow) throw new FileEditError(md.file, `${keyOf(pair)} is in a flow-style map; refusing to edit`);
   const [start, end] = blockPairSpan(md, pair);
-  return md.text.slice(0, start) + md.text.slice(end);
+  return md.bom + md.text.slice(0, start) + md.text.slice(end);
 }
 
 const PLAIN_SAFE = /^[A-Za-z0-9._/@+-][A-Za-z0-9._/@+:-]*$/;
@@ -259,7 +275,7 @@ export function replaceScalar(md: MapDoc, pair: Pair, value: string | boolean, i
   }
   const [start, end] = range(v);
   if (start === end && md.text[start - 1] === ":") out = ` ${out}`;
-  return md.text.slice(0, start) + out + md.text.slice(end);
+  return md.bom + md.text.slice(0, start) + out + md.text.slice(end);
 }
 
 /** Renders a string as a YAML value for a new block-map line: plain when safe, else double-quoted. */

@@ -25,7 +25,7 @@ describe("parseKubeadmFlags", () => {
     ["unquoted", "KUBELET_KUBEADM_ARGS=--a=b\n", /not a Go-quoted/],
     ["single quotes", "KUBELET_KUBEADM_ARGS='--a=b'\n", /not a Go-quoted/],
     ["trailing text", 'KUBELET_KUBEADM_ARGS="--a=b" x\n', /not a Go-quoted/],
-    ["CRLF", 'KUBELET_KUBEADM_ARGS="--a=b"\r\n', /not a Go-quoted/],
+    ["a stray CR inside the line", 'KUBELET_KUBEADM_ARGS="--a=b"\r \n', /not a Go-quoted/],
     ["export form", 'export KUBELET_KUBEADM_ARGS="--a=b"\n', /kubeadm's form/],
   ])("refuses %s", (_l, text, re) => {
     const err: unknown = caught(() => parseKubeadmFlags(text));
