@@ -44,7 +44,7 @@ export interface RunOptions {
   programPath?: string;
   /** Default `<labDir>/state/<stack>.json`. */
   statePath?: string;
-  /** Default `<repo>/.lab`. */
+  /** Default: `$LAB_DIR` when set (as for every lab command, see test/lab/README.md), else `<repo>/.lab`. */
   labDir?: string;
   /** Progress lines (already masked). Default: stdout. */
   log?: LogFn;
@@ -137,7 +137,7 @@ function loadProgram(file: string): Record<string, unknown> {
 
 export async function runProgram(opts: RunOptions): Promise<RunResult> {
   const started = Date.now();
-  const labDir = opts.labDir ?? path.join(REPO_ROOT, ".lab");
+  const labDir = path.resolve(opts.labDir ?? (process.env.LAB_DIR || path.join(REPO_ROOT, ".lab")));
   const log: LogFn = opts.log ?? ((l) => process.stdout.write(l + "\n"));
   const executor = opts.executor ?? openSshExecutor();
   const masker = new Masker();

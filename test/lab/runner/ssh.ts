@@ -9,6 +9,7 @@
  * - The client's own diagnostics go to a temp log (`-E`), so a failure to connect (exit 255 with a
  *   logged error) is told apart from the remote command's stderr.
  * - `env` goes through `SetEnv` (SSH setenv requests), which sshd only honours for names in AcceptEnv.
+ * - The destination comes after `--`: a hostile host (`-oProxyCommand=...`) is a host name, never an option.
  */
 import { spawn } from "child_process";
 import * as fs from "fs";
@@ -50,8 +51,11 @@ export function openSshExecutor(options: OpenSshOptions = {}): Executor {
         args.push("-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "GlobalKnownHostsFile=/dev/null");
       }
       for (const [k, v] of Object.entries(req.env ?? {})) args.push("-o", `SetEnv=${k}=${v}`);
-      // The destination, then the command as ONE argument: ssh sends it unchanged as the exec request.
-      args.push(req.host, req.command);
+      // `--`, the destination, then the command as ONE argument: ssh sends it unchanged as the exec
+      // request. `--` ends option parsing for good (OpenSSH otherwise parses options again after the
+      // destination), so neither a host like `-oProxyCommand=...` nor a command starting with `-`
+      // is ever read as an option.
+      args.push("--", req.host, req.command);
 
       const result = await new Promise<ExecResult>((resolve) => {
         const child = spawn(sshPath, args, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, SSH_AUTH_SOCK: "" } });

@@ -115,7 +115,7 @@ export function readStackFile(stackFile: string, project: string, labDir: string
       const port = typeof node["port"] === "number" ? node["port"] : 22;
       const match = known.find((k) => k.address === node["host"] && (k.port ?? 22) === port && k.hostKey);
       if (!match) return node;
-      injected.push(`hostKey of ${String(node["name"] ?? node["host"])} from .lab/nodes/${match.name}/node.json`);
+      injected.push(`hostKey of ${String(node["name"] ?? node["host"])} from ${path.join(labDir, "nodes", match.name, "node.json")}`);
       return { ...node, hostKey: match.hostKey };
     });
   }
