@@ -122,3 +122,55 @@ export function nodeTree(node: string): Record<string, string> {
   for (const root of ["/etc/kubernetes", "/var/lib/kubelet", "/var/lib/pulumi-kubeadm"]) walk(root);
   return out;
 }
+
+/** Where each MIXED node's CRI endpoint ends up (cp-3's is detected at kubeadm's probe path). */
+export const MIXED_ENDPOINTS: Record<string, string> = {
+  "cp-1": CONTAINERD,
+  "cp-2": CONTAINERD,
+  "cp-3": CONTAINERD_PROBED,
+  "worker-1": CONTAINERD,
+  "worker-2": CRIO,
+};
+
+/** What the upstream kubeadm e2e test checks per node: instance-config content, the flag, the annotation. */
+export interface NodeCriState {
+  instanceConfig: string | undefined;
+  flag: string | undefined;
+  annotation: string | undefined;
+}
+
+/** The CRI-socket state of every node, read from its files and the stand-in store. */
+export function criStates(names: string[]): Record<string, NodeCriState> {
+  const nodes = storeNodes();
+  return Object.fromEntries(
+    names.map((n) => [
+      n,
+      {
+        instanceConfig: nodeFile(n, "/var/lib/kubelet/instance-config.yaml"),
+        flag: /--container-runtime-endpoint=(\S+?)"?(\s|$)/.exec(nodeFile(n, "/var/lib/kubelet/kubeadm-flags.env") ?? "")?.[1],
+        annotation: nodes[n]?.metadata.annotations["kubeadm.alpha.kubernetes.io/cri-socket"],
+      },
+    ]),
+  );
+}
+
+/** What kubeadm-facts.md says each node holds, node-local or legacy. */
+export function expectedCriStates(endpoints: Record<string, string>, nodeLocal: boolean): Record<string, NodeCriState> {
+  return Object.fromEntries(
+    Object.entries(endpoints).map(([n, ep]) => [
+      n,
+      nodeLocal
+        ? { instanceConfig: `containerRuntimeEndpoint: "${ep}"\n`, flag: undefined, annotation: undefined }
+        : { instanceConfig: undefined, flag: ep, annotation: ep },
+    ]),
+  );
+}
+
+/** The ClusterConfiguration text in the stand-in's kubeadm-config ConfigMap. */
+export function clusterConfiguration(): string {
+  const store = JSON.parse(readFileSync(join(LAB_DIR, "cluster", "store.json"), "utf8"));
+  return store.configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration as string;
+}
+
+/** The lab's install step: what a package upgrade does to a lab node (its kubeadm/kubelet version). */
+export const LAB_INSTALL = "echo v{version} >/etc/lab-node/kubeadm-version";

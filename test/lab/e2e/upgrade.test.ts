@@ -1,0 +1,131 @@
+/**
+ * Upgrades and the NodeLocalCRISocket toggle on the lab, the real root program over real SSH: after
+ * every step, on every node, the checks the upstream kubeadm e2e test makes (annotation, instance
+ * config, flag) match kubeadm-facts.md; the kubeadm-config ConfigMap holds the gate as asked; no node
+ * is upgraded twice.
+ */
+import { CONTAINERD, LAB_DIR, LAB_INSTALL, MIXED, MIXED_ENDPOINTS, clusterConfiguration, criStates, expectedCriStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack } from "./helpers";
+import type { RunResult } from "../runner/types";
+
+jest.setTimeout(300_000);
+afterAll(labDown);
+
+const names = MIXED.map((n) => n.name);
+
+function ok(result: RunResult): void {
+  expect({ errors: result.errors, failed: result.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ errors: [], failed: [] });
+}
+
+function stack(version: string, gates?: Record<string, boolean>): string {
+  return writeStack("upgrade", version, MIXED, {
+    "kubeadm:installCommand": LAB_INSTALL,
+    ...(gates ? { "kubeadm:featureGates": gates } : {}),
+  });
+}
+
+const upgrades = () => kubeadmEvents().filter((e) => e.includes(" kubeadm upgrade "));
+
+test("1.33 gate off, toggled on in place, then 1.34, 1.35, 1.36, 1.37", async () => {
+  await labUp(stack("v1.33.2", { NodeLocalCRISocket: false }));
+  ok(await run(stack("v1.33.2", { NodeLocalCRISocket: false })));
+  expect(criStates(names)).toEqual(expectedCriStates(MIXED_ENDPOINTS, false));
+  expect(clusterConfiguration()).toMatch(/featureGates:\n\s+NodeLocalCRISocket: false\n/);
+
+  // The toggle on an unchanged 1.33: every node migrated in place, nothing upgraded.
+  const toggle = await run(stack("v1.33.2", { NodeLocalCRISocket: true }));
+  ok(toggle);
+  expect(criStates(names)).toEqual(expectedCriStates(MIXED_ENDPOINTS, true));
+  expect(clusterConfiguration()).toMatch(/featureGates:\n\s+NodeLocalCRISocket: true\n/);
+  expect(upgrades()).toEqual([]);
+  expect(toggle.resources.filter((r) => r.op === "replace" || r.op === "delete")).toEqual([]);
+
+  for (const version of ["v1.34.2", "v1.35.0", "v1.36.1", "v1.37.0"]) {
+    // From 1.34 the gate is on by default: drop the explicit entry (1.37 would refuse it anyway).
+    const result = await run(stack(version));
+    ok(result);
+    expect(result.resources.filter((r) => r.op === "replace" || r.op === "delete")).toEqual([]);
+    expect({ version, states: criStates(names) }).toEqual({ version, states: expectedCriStates(MIXED_ENDPOINTS, true) });
+    expect(clusterConfiguration()).toContain(`kubernetesVersion: ${version}`);
+    expect(clusterConfiguration()).not.toContain("NodeLocalCRISocket");
+    for (const n of names) expect({ n, v: (storeNodes()[n] as unknown as { status: { nodeInfo: { kubeletVersion: string } } }).status.nodeInfo.kubeletVersion }).toEqual({ n, v: version });
+  }
+  // Each node upgraded once per minor: apply on cp-1, node elsewhere.
+  const perNode = (n: string) => upgrades().filter((e) => e.startsWith(`${n} `));
+  expect(perNode("cp-1")).toEqual(Array(4).fill("cp-1 kubeadm upgrade apply"));
+  for (const n of names.slice(1)) expect(perNode(n)).toEqual(Array(4).fill(`${n} kubeadm upgrade node`));
+  // A second apply at the end changes nothing.
+  const again = await run(stack("v1.37.0"));
+  expect(again.resources.filter((r) => r.ran.length > 0)).toEqual([]);
+});
+
+test("1.34 toggled off and back on", async () => {
+  await labUp(stack("v1.34.2"));
+  ok(await run(stack("v1.34.2")));
+  expect(criStates(names)).toEqual(expectedCriStates(MIXED_ENDPOINTS, true));
+  const off = await run(stack("v1.34.2", { NodeLocalCRISocket: false }));
+  ok(off);
+  expect(criStates(names)).toEqual(expectedCriStates(MIXED_ENDPOINTS, false));
+  expect(clusterConfiguration()).toMatch(/NodeLocalCRISocket: false/);
+  ok(await run(stack("v1.34.2", { NodeLocalCRISocket: true })));
+  expect(criStates(names)).toEqual(expectedCriStates(MIXED_ENDPOINTS, true));
+  expect(clusterConfiguration()).toMatch(/NodeLocalCRISocket: true/);
+  expect(upgrades()).toEqual([]);
+  expect(criStates(["worker-1"])["worker-1"]?.instanceConfig).toBe(`containerRuntimeEndpoint: "${CONTAINERD}"\n`);
+});
+
+test("a drain that fails on the second worker stops the rollout there; a re-run finishes; no node upgraded twice", async () => {
+  const nodes = [...MIXED, { name: "worker-3", role: "worker" as const, criSocket: CONTAINERD, runtimes: ["containerd"] }];
+  const at = (version: string) => writeStack("drain", version, nodes, { "kubeadm:installCommand": LAB_INSTALL });
+  await labUp(at("v1.33.2"));
+  ok(await run(at("v1.33.2")));
+  process.env.LAB_DIR = LAB_DIR;
+  const { setDrainBlock } = await import("../standin/store");
+  await setDrainBlock("worker-2", "Cannot evict pod as it would violate the pod's disruption budget.");
+
+  const first = await run(at("v1.34.2"));
+  expect(first.ok).toBe(false);
+  const failed = first.resources.filter((r) => !r.ok && !r.skipped);
+  expect(failed.map((r) => r.name)).toEqual(["e2e-worker-2-drain"]);
+  expect(failed[0]?.error).toContain("pulumi-kubeadm: node worker-2: drain failed, the node stays cordoned and the rollout stops here");
+  expect(failed[0]?.error).toContain("disruption budget");
+  const store = storeNodes();
+  expect(store["worker-2"]?.spec.unschedulable).toBe(true);
+  // Nodes after it untouched: worker-3 neither drained nor upgraded.
+  expect(store["worker-3"]?.spec.unschedulable).toBeFalsy();
+  expect(upgrades().map((e) => e.split(" ")[0])).toEqual(["cp-1", "cp-2", "cp-3", "worker-1"]);
+
+  await setDrainBlock("worker-2", undefined);
+  const second = await run(at("v1.34.2"));
+  ok(second);
+  expect(upgrades().map((e) => e.split(" ")[0])).toEqual(["cp-1", "cp-2", "cp-3", "worker-1", "worker-2", "worker-3"]);
+  expect(Object.values(storeNodes()).map((n) => n.spec.unschedulable ?? false)).toEqual([false, false, false, false, false, false]);
+  expect(criStates(["worker-2"])).toEqual({ "worker-2": expectedCriStates({ "worker-2": MIXED_ENDPOINTS["worker-2"] as string }, true)["worker-2"] });
+});
+
+test("a kubelet that fails after the config change: backups restored, kubelet healthy again, a clear error", async () => {
+  // worker-1 was switched to CRI-O by hand (flag edited, containerd gone), while the stack still says containerd.
+  const nodes = MIXED.map((n) => (n.name === "worker-1" ? { ...n, runtimes: ["containerd", "crio"] } : n));
+  const at = (gates: Record<string, boolean>) => writeStack("kubelet-fails", "v1.33.2", nodes, { "kubeadm:featureGates": gates });
+  await labUp(at({ NodeLocalCRISocket: false }));
+  ok(await run(at({ NodeLocalCRISocket: false })));
+  const { runOnNode } = await import("../nodes");
+  const crio = "unix:///var/run/crio/crio.sock";
+  const sabotage = await runOnNode(
+    "worker-1",
+    `sed -i 's#--container-runtime-endpoint=[^ "]*#--container-runtime-endpoint=${crio}#' /var/lib/kubelet/kubeadm-flags.env && rm /run/containerd/containerd.sock && systemctl restart kubelet && systemctl is-active kubelet`,
+    undefined,
+    { labDir: LAB_DIR },
+  );
+  expect(sabotage.stdout.trim()).toBe("active");
+  const flagsBefore = nodeFile("worker-1", "/var/lib/kubelet/kubeadm-flags.env");
+
+  const result = await run(at({ NodeLocalCRISocket: true }));
+  expect(result.ok).toBe(false);
+  const failed = result.resources.filter((r) => !r.ok && !r.skipped);
+  expect(failed.map((r) => r.name)).toEqual(["e2e-worker-1-kubelet-files"]);
+  expect(failed[0]?.error).toContain("pulumi-kubeadm: node worker-1: the kubelet was unhealthy after its files changed; the files were restored from their backups and the kubelet restarted");
+  expect(nodeFile("worker-1", "/var/lib/kubelet/kubeadm-flags.env")).toBe(flagsBefore);
+  expect(nodeFile("worker-1", "/var/lib/kubelet/instance-config.yaml")).toBeUndefined();
+  const health = await runOnNode("worker-1", "systemctl is-active kubelet", undefined, { labDir: LAB_DIR });
+  expect(health.stdout.trim()).toBe("active");
+});
