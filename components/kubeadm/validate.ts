@@ -177,24 +177,23 @@ function validateProxy(proxy: unknown, node: string): void {
     if (!PROXY_FIELDS.includes(k)) throw new KubeadmConfigError(`proxy.${k}`, `unknown field (${PROXY_FIELDS.join(", ")})`, node);
   }
   if (proxy.host === undefined) throw new KubeadmConfigError("proxy.host", "is required (the bastion's address)", node);
-  if (!isDeferred(proxy.host)) {
-    const p = hostProblem(proxy.host);
-    if (p) throw new KubeadmConfigError("proxy.host", p, node);
-  }
-  if (proxy.port !== undefined && !isWhole(proxy.port, 1, 65535)) {
-    throw new KubeadmConfigError("proxy.port", `${describeValue(proxy.port)} is not a TCP port (a whole number 1-65535)`, node);
-  }
-  if (proxy.user !== undefined && !isDeferred(proxy.user)) {
-    const p = userProblem(proxy.user);
-    if (p) throw new KubeadmConfigError("proxy.user", p, node);
-  }
+  checkConnection(proxy, "proxy.", node);
   if (proxy.privateKey !== undefined && !isDeferred(proxy.privateKey) && (typeof proxy.privateKey !== "string" || proxy.privateKey === "")) {
     throw new KubeadmConfigError("proxy.privateKey", "must be the private key text (a non-empty string)", node); // never echo a key
   }
-  if (proxy.hostKey !== undefined && !isDeferred(proxy.hostKey)) {
-    const p = hostKeyProblem(proxy.hostKey);
-    if (p) throw new KubeadmConfigError("proxy.hostKey", p, node);
-  }
+}
+
+/** The plain SSH fields of a node or its proxy (`prefix` "" or "proxy."): host, port, user, hostKey. */
+function checkConnection(c: Record<string, unknown>, prefix: string, node: string): void {
+  const check = (field: string, problem: (v: unknown) => string | undefined): void => {
+    const v = c[field];
+    const p = v === undefined || isDeferred(v) ? undefined : problem(v);
+    if (p) throw new KubeadmConfigError(prefix + field, p, node);
+  };
+  check("host", hostProblem);
+  check("port", (v) => (isWhole(v, 1, 65535) ? undefined : `${describeValue(v)} is not a TCP port (a whole number 1-65535)`));
+  check("user", userProblem);
+  check("hostKey", hostKeyProblem);
 }
 
 /** A positive kubeadm duration in the form the scripts pass to `kubeadm token create --ttl`: `XhYmZs`. */
@@ -401,21 +400,7 @@ export function validateCluster(spec: ClusterSpec): ValidCluster {
       criSocket = normalizeCriSocket(n.criSocket as string);
     }
     if (n.host === undefined && n.hostGiven === false) throw new KubeadmConfigError("host", "is required (the address SSH dials)", name);
-    if (n.host !== undefined && !isDeferred(n.host)) {
-      const problem = hostProblem(n.host);
-      if (problem) throw new KubeadmConfigError("host", problem, name);
-    }
-    if (n.port !== undefined && !isWhole(n.port, 1, 65535)) {
-      throw new KubeadmConfigError("port", `${describeValue(n.port)} is not a TCP port (a whole number 1-65535)`, name);
-    }
-    if (n.user !== undefined && !isDeferred(n.user)) {
-      const problem = userProblem(n.user);
-      if (problem) throw new KubeadmConfigError("user", problem, name);
-    }
-    if (n.hostKey !== undefined && !isDeferred(n.hostKey)) {
-      const problem = hostKeyProblem(n.hostKey);
-      if (problem) throw new KubeadmConfigError("hostKey", problem, name);
-    }
+    checkConnection(n, "", name);
     validateProxy(n.proxy, name);
     checkInstallCommand("installCommand", n.installCommand, name);
     if (typeof n.host === "string") {

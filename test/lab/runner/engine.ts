@@ -135,6 +135,15 @@ function loadProgram(file: string): Record<string, unknown> {
   return mod;
 }
 
+/**
+ * Runs the Pulumi program under the mock runtime as `pulumi preview`/`up`/`destroy` would, executing
+ * each `command.remote.Command` over SSH in dependency order and keeping the state file (see
+ * {@link RunOptions} for the defaults; the lab folder is `opts.labDir`, else `$LAB_DIR`, else `<repo>/.lab`).
+ * Failures of the program or of a command are reported in the result (`ok: false`, `errors`), not thrown.
+ * @throws Error without a stack file (preview, apply) or stack name (destroy), or when the program
+ *   cannot be resolved; StackFileError on a stack file it cannot use
+ *   (bad name, encrypted `secure:` values).
+ */
 export async function runProgram(opts: RunOptions): Promise<RunResult> {
   const started = Date.now();
   const labDir = path.resolve(opts.labDir ?? (process.env.LAB_DIR || path.join(REPO_ROOT, ".lab")));

@@ -29,6 +29,11 @@ function knownHostsLine(host: string, port: number, hostKey: string): string {
   return `${pattern} ${hostKey.trim()}\n`;
 }
 
+/**
+ * An {@link Executor} that runs each request with the OpenSSH client (see the module comment).
+ * Never throws for a failed connection or command: a failed dial is `kind: "connect"`, anything
+ * else `kind: "exited"` with the exit code.
+ */
 export function openSshExecutor(options: OpenSshOptions = {}): Executor {
   const sshPath = options.sshPath ?? "ssh";
   return async (req: ExecRequest): Promise<ExecResult> => {

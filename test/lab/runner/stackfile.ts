@@ -73,6 +73,12 @@ function labNodes(labDir: string): LabNode[] {
   return out;
 }
 
+/**
+ * The stack file's config for `setAllConfig`, with the lab injections of the module comment taken
+ * from `labDir` (the injected list names the files they came from).
+ * @throws StackFileError on a badly named file or an encrypted `secure:` value; the fs/YAML errors of
+ *   an unreadable or unparseable file.
+ */
 export function readStackFile(stackFile: string, project: string, labDir: string): StackConfig {
   const stack = stackNameOf(stackFile);
   const doc = (YAML.parse(fs.readFileSync(stackFile, "utf8")) ?? {}) as { config?: Record<string, unknown> };
