@@ -35,25 +35,49 @@ export interface NodeStatus {
   nodeLocalCriSocket: boolean;
 }
 
-/** The plain, plan-deciding part of the args, for `validateCluster`. */
+/** Whether a value is plain data (not an Output, a Promise or a Resource) that can be checked now. */
+function plainOrUndefined(value: unknown): unknown {
+  return pulumi.Output.isInstance(value) || value instanceof Promise ? undefined : value;
+}
+
+/**
+ * The plain part of the args for `validateCluster`: the args as given (stack config is arbitrary JSON,
+ * so entries may be null or of the wrong type: validation names them), with Outputs left to run time.
+ */
 function clusterSpec(args: ClusterArgs): ClusterSpec {
-  const nodes = Array.isArray(args.nodes) ? args.nodes : [];
+  const nodes: unknown[] = Array.isArray(args.nodes) ? args.nodes : [];
   return {
     kubernetesVersion: args.kubernetesVersion,
-    nodes: nodes.map((n) => ({
-      name: n.name,
-      role: n.role,
-      criSocket: n.criSocket,
-      kubeletExtraArgs: n.kubeletExtraArgs,
-      labels: n.labels,
-      taints: n.taints,
-      host: typeof n.host === "string" ? n.host : undefined,
-      port: n.port ?? args.ssh?.port ?? 22,
-    })),
+    nodes: nodes.map((entry) => {
+      if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return entry;
+      const n = entry as NodeArgs;
+      return {
+        name: n.name,
+        role: n.role,
+        criSocket: n.criSocket,
+        kubeletExtraArgs: n.kubeletExtraArgs,
+        labels: n.labels,
+        taints: n.taints,
+        host: plainOrUndefined(n.host),
+        hostGiven: n.host !== undefined && n.host !== null,
+        port: n.port ?? args.ssh?.port ?? 22,
+        user: plainOrUndefined(n.user ?? args.ssh?.user),
+        ...("hostKey" in n ? { hostKey: plainOrUndefined(n.hostKey) } : {}),
+        ...("proxy" in n ? { proxy: n.proxy } : {}),
+        installCommand: n.installCommand,
+      };
+    }),
     controlPlaneEndpoint: args.controlPlaneEndpoint,
     networking: args.networking,
     featureGates: args.featureGates,
     kubeletConfiguration: args.kubeletConfiguration,
+    drainTimeoutSeconds: args.drainTimeoutSeconds,
+    drainGracePeriodSeconds: args.drainGracePeriodSeconds,
+    maxConcurrentJoins: args.maxConcurrentJoins,
+    maxUnavailableWorkers: args.maxUnavailableWorkers,
+    kubeletSettleSeconds: args.kubeletSettleSeconds,
+    joinTokenTtl: args.joinTokenTtl,
+    installCommand: args.installCommand,
   };
 }
 
@@ -107,7 +131,7 @@ export class Cluster extends pulumi.ComponentResource {
 
     const nodeArgs = new Map<string, NodeArgs>(args.nodes.map((n) => [n.name, n]));
     for (const n of args.nodes) {
-      if (n.hostKey === undefined) {
+      if (n.hostKey === undefined || n.hostKey === null) {
         pulumi.log.warn(`node "${n.name}": hostKey is not set, so its SSH host key is NOT checked; pin it with hostKey`, this);
       }
     }

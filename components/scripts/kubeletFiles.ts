@@ -1,7 +1,8 @@
 /**
  * `kubelet-files`: apply the file changes the plan computed from what the node reported (stdin), with
- * backup, compare-and-swap and atomic replace; restart the kubelet only when a file changed, and if it
- * is then unhealthy, restore the backups, restart it again and fail naming the node.
+ * backup, compare-and-swap and atomic replace; restart the kubelet only when a file changed (in this run,
+ * or in an earlier run that died before it checked the kubelet), and if it is then unhealthy, restore
+ * the backups, restart it again and fail naming the node.
  */
 import { renderScript } from "./script";
 import type { StepScripts } from "./types";
@@ -15,7 +16,7 @@ export function kubeletFilesScripts(node: string, settleSeconds: number): StepSc
   }
   const create = renderScript(node, [
     `pk_apply_files`,
-    `if [ "$PK_CHANGED" -gt 0 ]; then`,
+    `if pk_files_pending; then`,
     `  if ! pk_kubelet_healthy ${settleSeconds}; then`,
     `    why=$(systemctl status kubelet 2>&1 | tail -n 5 || true)`,
     `    pk_restore`,
@@ -23,6 +24,7 @@ export function kubeletFilesScripts(node: string, settleSeconds: number): StepSc
     `    printf '%s\\n' "$why" >&2`,
     `    pk_fail "the kubelet was unhealthy after its files changed; the files were restored from their backups and the kubelet restarted"`,
     `  fi`,
+    `  pk_files_settled`,
     `  echo "changed=$PK_CHANGED"`,
     `else`,
     `  echo "changed=0"`,

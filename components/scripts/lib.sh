@@ -17,31 +17,48 @@ pk_mask() {
   sed -E 's/[a-z0-9]{6}\.[a-z0-9]{16}/<bootstrap-token>/g; s/[0-9a-f]{64}/<redacted>/g'
 }
 
+# pk_started PID: the start time of process PID (clock ticks since boot, /proc/PID/stat field 22), or
+# nothing when there is no such process. A pid together with its start time names one process for good,
+# even after the pid is reused (a reboot, a long time).
+pk_started() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  stat=${stat##*) }
+  set -- $stat
+  printf '%s' "${20:-}"
+}
+
+# pk_alive PID STARTED: true while that very process runs (STARTED empty: any process with that pid).
+pk_alive() {
+  if [ -z "$2" ]; then kill -0 "$1" 2>/dev/null; else [ "$(pk_started "$1")" = "$2" ]; fi
+}
+
 # pk_run_once NAME COMMAND...: run COMMAND at most once to success on this node. It runs detached (own
 # session, output to a log), so a lost SSH connection does not kill kubeadm half-way. A re-run waits for
-# a run still going, accepts one that finished after the connection was lost, and starts again only
-# after a failure. Success is marked by run/NAME/done.
+# a run still going (same pid AND start time), accepts one that finished after the connection was lost,
+# and starts again only after a failure. Success is marked by run/NAME/done.
 pk_run_once() {
   local name=$1; shift
-  local dir=$PK_STATE_DIR/run/$name pid="" rc
+  local dir=$PK_STATE_DIR/run/$name pid="" started="" rc
   if [ -f "$dir/done" ]; then
     printf 'pulumi-kubeadm: node %s: %s already done, nothing to do\n' "$PK_NODE" "$name" >&2
     return 0
   fi
   mkdir -p "$dir" && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/run" "$dir"
-  if [ -f "$dir/pid" ]; then pid=$(cat "$dir/pid"); fi
+  if [ -f "$dir/pid" ]; then read -r pid started <"$dir/pid" || true; fi
   if [ -f "$dir/rc" ] && [ "$(cat "$dir/rc")" = 0 ]; then
     printf 'pulumi-kubeadm: node %s: %s finished after an earlier connection was lost\n' "$PK_NODE" "$name" >&2
-  elif [ -n "$pid" ] && [ ! -f "$dir/rc" ] && kill -0 "$pid" 2>/dev/null; then
+  elif [ -n "$pid" ] && [ ! -f "$dir/rc" ] && [ -n "$started" ] && pk_alive "$pid" "$started"; then
     printf 'pulumi-kubeadm: node %s: %s still running from an earlier connection; waiting\n' "$PK_NODE" "$name" >&2
   else
     rm -f "$dir/rc" "$dir/pid"
     setsid bash -c '"$@" >"$0/log" 2>&1; echo $? >"$0/rc.tmp"; mv -f "$0/rc.tmp" "$0/rc"' "$dir" "$@" </dev/null >/dev/null 2>&1 &
     pid=$!
-    echo "$pid" >"$dir/pid"
+    started=$(pk_started "$pid")
+    echo "$pid $started" >"$dir/pid"
   fi
   while [ ! -f "$dir/rc" ]; do
-    if ! kill -0 "$pid" 2>/dev/null && [ ! -f "$dir/rc" ]; then
+    if ! pk_alive "$pid" "$started" && [ ! -f "$dir/rc" ]; then
       rm -f "$dir/pid"
       pk_fail "$name was killed before it finished; log: $dir/log"
     fi
@@ -74,7 +91,10 @@ pk_snapshot() {
 # First every file is compared with what the plan read (compare-and-swap): a file already as wanted is
 # skipped (a re-run repeats nothing); a file neither as read nor as wanted makes the step refuse before
 # anything changes. Then each change: timestamped backup, temp file in the same directory, fsync,
-# rename, fsync of the directory. Sets PK_CHANGED (count) and PK_UNDO (lines "<path> <backup|absent>").
+# rename, fsync of the directory. Sets PK_CHANGED (count). Each change is journaled, before the file is
+# touched, in $PK_STATE_DIR/pending ("<path> <backup|absent>" lines): until pk_files_settled removes it,
+# the changes are not yet checked, so a step that died half-way is finished (restart, check, or restore
+# from this journal) by the next run even though the files already look as wanted.
 pk_apply_files() {
   local op path expect mode data cur want i n ts dir tmp backup
   local -a ops=() paths=() expects=() modes=() datas=() todo=()
@@ -84,7 +104,6 @@ pk_apply_files() {
   done
   n=${#ops[@]}
   PK_CHANGED=0
-  PK_UNDO=""
   for ((i = 0; i < n; i++)); do
     path=${paths[i]}
     cur=absent
@@ -112,7 +131,9 @@ pk_apply_files() {
       cp -p "$path" "$backup"
       sync "$backup"
     fi
-    PK_UNDO+="$path $backup"$'\n'
+    mkdir -p "$PK_STATE_DIR" && chmod 0700 "$PK_STATE_DIR"
+    printf '%s %s\n' "$path" "$backup" >>"$PK_STATE_DIR/pending"
+    sync "$PK_STATE_DIR/pending"
     if [ "${ops[i]}" = pk-write ]; then
       mkdir -p "$dir"
       tmp=$(mktemp "$dir/.pulumi-kubeadm.XXXXXX")
@@ -129,9 +150,21 @@ pk_apply_files() {
   done
 }
 
-# pk_restore: undo what pk_apply_files changed (PK_UNDO), each file put back atomically.
+# pk_files_pending: true when changes journaled by pk_apply_files (this run or a run that died) are
+# not settled yet.
+pk_files_pending() {
+  [ -s "$PK_STATE_DIR/pending" ]
+}
+
+# pk_files_settled: the journaled changes are checked; forget them.
+pk_files_settled() {
+  rm -f "$PK_STATE_DIR/pending"
+}
+
+# pk_restore: undo every journaled change, newest first, each file put back atomically; then forget them.
 pk_restore() {
   local path backup tmp
+  [ -f "$PK_STATE_DIR/pending" ] || return 0
   while read -r path backup; do
     [ -n "$path" ] || continue
     if [ "$backup" = absent ]; then
@@ -144,7 +177,8 @@ pk_restore() {
     fi
     sync "$(dirname "$path")"
     printf 'pulumi-kubeadm: node %s: restored %s\n' "$PK_NODE" "$path" >&2
-  done <<<"$PK_UNDO"
+  done < <(tac "$PK_STATE_DIR/pending")
+  pk_files_settled
 }
 
 # pk_kubelet_healthy SECONDS: restart the kubelet, then watch `systemctl is-active kubelet` for SECONDS

@@ -95,6 +95,7 @@ export function upgradeScripts(input: UpgradeInput): StepScripts {
     `    for _ in $(seq 1 120); do [ "$(${ready} 2>/dev/null || true)" = True ] && break; sleep 1; done`,
     `    [ "$(${ready} 2>/dev/null || true)" = True ] || pk_fail "the Node is not Ready 120 s after the upgrade"`,
     `  fi`,
+    `  pk_files_settled`,
     `  echo "$target" >"$record.tmp" && mv -f "$record.tmp" "$record"`,
     `  printf 'pulumi-kubeadm: node %s: upgraded from %s to %s\\n' "$PK_NODE" "$current" "$target" >&2`,
     `fi`,

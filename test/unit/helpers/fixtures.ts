@@ -5,8 +5,14 @@ import { SECRETS } from "./mocks";
 export const CONTAINERD = "unix:///run/containerd/containerd.sock";
 export const CRIO = "unix:///var/run/crio/crio.sock";
 
+/** A well-formed ssh-ed25519 public key (its 32 key bytes all `i`), as `connection.hostKey` takes it. */
+export function hostKey(i: number): string {
+  const field = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, b.length]), b]);
+  return `ssh-ed25519 ${Buffer.concat([field(Buffer.from("ssh-ed25519")), field(Buffer.alloc(32, i))]).toString("base64")}`;
+}
+
 export function node(name: string, role: string, i: number, extra: Partial<NodeArgs> = {}): NodeArgs {
-  return { name, role, host: `10.0.0.${i}`, hostKey: `ssh-ed25519 AAAAC3Nza${i}`, ...extra };
+  return { name, role, host: `10.0.0.${i}`, hostKey: hostKey(i), ...extra };
 }
 
 /** The standard test cluster; `overrides` replace top-level args. */

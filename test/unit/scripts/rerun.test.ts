@@ -1,0 +1,64 @@
+/**
+ * Node scripts re-run after a failure midway (found by a review): the kubelet is restarted and checked
+ * even when the session died after the files were replaced; a reused pid never makes a step wait.
+ * DESIGN.md: "a re-run after a failure midway finishes the work and repeats nothing".
+ */
+import { existsSync, readFileSync, writeFileSync } from "fs";
+import { join } from "path";
+import { spawn } from "child_process";
+import { kubeletFilesScripts } from "../../../components/scripts/kubeletFiles";
+import { initScripts } from "../../../components/scripts/kubeadmRun";
+import { encodeFileChanges, sha256Hex } from "../../../components/scripts/files";
+import { runBash, sandbox } from "./bash";
+
+const state = (path: string, content: string) => ({ path, sha256: sha256Hex(content), content });
+
+test("kubelet-files: the session dies after the files were replaced but before the kubelet restart; the re-run must still restart and health-check the kubelet", () => {
+  const box = sandbox();
+  const restarts = join(box.dir, "restarts");
+  const diedOnce = join(box.dir, "died-once");
+  // First `systemctl daemon-reload` (the first thing pk_kubelet_healthy does): the session is lost
+  // (the SSH connection drops / the engine is interrupted) -- the script dies right there.
+  box.stub(
+    "systemctl",
+    `case "$1" in daemon-reload) if [ ! -f ${diedOnce} ]; then touch ${diedOnce}; kill -9 $PPID; fi;; restart) echo x >>${restarts};; is-active) exit 0;; esac`,
+  );
+  const a = join(box.dir, "config.yaml");
+  writeFileSync(a, "old\n");
+  const script = kubeletFilesScripts("w1", 0).create;
+  const stdin = encodeFileChanges([{ path: a, expected: state(a, "old\n"), content: "new\n", mode: "0644" }]);
+
+  const first = runBash(script, { stdin, bin: box.bin, state: box.state });
+  expect(first.status).not.toBe(0); // the step failed: the next `up` runs it again
+  expect(readFileSync(a, "utf8")).toBe("new\n"); // ...with the file already replaced
+  expect(existsSync(restarts)).toBe(false); // ...and the kubelet still running the OLD config
+
+  const second = runBash(script, { stdin, bin: box.bin, state: box.state });
+  expect(second.status).toBe(0);
+  // The re-run restarts and checks the kubelet: the first run never did.
+  expect(existsSync(restarts) ? readFileSync(restarts, "utf8").trim().split("\n").length : 0).toBe(1);
+});
+
+test("pk_run_once: a recorded pid reused by an unrelated process (node rebooted mid-init) must not make the step wait forever", async () => {
+  const box = sandbox();
+  box.stub("kubeadm", `exit 0`);
+  // Simulate: init was started, the node rebooted before it wrote rc; after the reboot an unrelated
+  // long-lived process got the same pid.
+  const unrelated = spawn("sleep", ["60"], { stdio: "ignore" });
+  const { mkdirSync } = await import("fs");
+  mkdirSync(join(box.state, "run", "init"), { recursive: true });
+  writeFileSync(join(box.state, "run", "init", "pid"), `${unrelated.pid}\n`);
+  const script = initScripts("cp1").create.replace(/\/etc\/kubernetes\/pulumi-kubeadm/g, join(box.dir, "cfg"));
+  const started = Date.now();
+  const r = runBash(script.replace(/^set -euo pipefail$/m, "set -euo pipefail; TMOUT=1"), {
+    stdin: "x: y\n",
+    bin: box.bin,
+    state: box.state,
+    wrap: ["timeout", "8"],
+  });
+  unrelated.kill();
+  // Not "still running ... waiting" on the unrelated process: init starts again and finishes.
+  expect(r.stderr).not.toContain("still running from an earlier connection");
+  expect(r.status).toBe(0);
+  expect(Date.now() - started).toBeLessThan(8000);
+}, 20000);
