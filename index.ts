@@ -33,6 +33,7 @@ const cluster = new Cluster(config.get("clusterName") ?? "kubeadm", {
   drainGracePeriodSeconds: config.getNumber("drainGracePeriodSeconds"),
   installCommand: config.get("installCommand"),
   currentKubernetesVersion: self.getOutput("kubernetesVersion") as pulumi.Output<string | undefined>,
+  joined: self.getOutput("joined") as pulumi.Output<Record<string, string> | undefined>,
 });
 
 /** The admin kubeconfig (secret). */
@@ -41,5 +42,7 @@ export const kubeconfig = cluster.kubeconfig;
 export const nodes = cluster.nodes;
 /** The ordered steps, in plain words. */
 export const plan = cluster.plan;
+/** Per joined node, the join attempt that made it (so a failed join gets fresh material next time). */
+export const joined = cluster.joined;
 /** The version this deployment asked for; the next run's "from" version. */
 export const kubernetesVersion = cluster.kubernetesVersion;

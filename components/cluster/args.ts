@@ -102,4 +102,12 @@ export interface ClusterArgs {
    * outputs). Used at preview: a skipped minor or a downgrade is refused, and the plan says "from X to Y".
    */
   currentKubernetesVersion?: pulumi.Input<string | undefined>;
+  /**
+   * This component's `joined` output from the last successful run (the root program reads it from the
+   * stack's last outputs). A node missing from it gets new join material on every run until its join is
+   * recorded, so a join retried hours after a failure is never handed an expired token or certificate
+   * key. Unset: every node counts as not yet joined (a re-run then mints material again; joins are
+   * guarded and never repeated).
+   */
+  joined?: pulumi.Input<Record<string, string> | undefined>;
 }

@@ -111,6 +111,8 @@ export class Cluster extends pulumi.ComponentResource {
   public readonly nodes: pulumi.Output<NodeStatus[]>;
   /** The ordered steps in plain words, known at preview time (fails the preview on a version step kubeadm refuses). */
   public readonly plan: pulumi.Output<string[]>;
+  /** Per joined node, the id of the join attempt that made it; read back as `joined` by the next run. */
+  public readonly joined: pulumi.Output<Record<string, string>>;
   /** The version this program asks for, `v1.34.2`; read back as `currentKubernetesVersion` by the next run. */
   public readonly kubernetesVersion: pulumi.Output<string>;
   /** The validated cluster (plain values). */
@@ -136,6 +138,11 @@ export class Cluster extends pulumi.ComponentResource {
       }
     }
     const validNode = new Map<string, ValidNode>(cluster.nodes.map((n) => [n.name, n]));
+    // Join material is made anew until the node's join is recorded (see `joined`): a join retried after
+    // a failure never gets material that expired in the meantime.
+    const thisRun = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    const previouslyJoined = pulumi.output(args.joined);
+    const joinAttempt = (node: string) => previouslyJoined.apply((j) => j?.[node] ?? thisRun);
     const commands = new Map<string, command.remote.Command>();
     const endpoints = new Map<string, pulumi.Output<string>>();
     const cp1 = cluster.controlPlane[0] as ValidNode;
@@ -144,13 +151,13 @@ export class Cluster extends pulumi.ComponentResource {
     for (const step of steps) {
       const node = validNode.get(step.node) as ValidNode;
       const endpoint = () => endpoints.get(step.node) as pulumi.Output<string>;
-      const dataFor = (s: Step): { stdin?: pulumi.Input<string>; secretOutput: boolean; dataOutput?: boolean } => {
+      const dataFor = (s: Step): { stdin?: pulumi.Input<string>; secretOutput: boolean; dataOutput?: boolean; triggers?: pulumi.Input<unknown>[] } => {
         switch (s.action) {
           case "prepare":
           case "kubeconfig":
             return { secretOutput: s.action === "kubeconfig" };
           case "join-token":
-            return { secretOutput: true };
+            return { secretOutput: true, triggers: [joinAttempt(s.node)] };
           case "init":
             return { stdin: endpoint().apply((ep) => renderInitConfiguration(cluster, node, ep)), secretOutput: false };
           case "join":
@@ -203,8 +210,9 @@ export class Cluster extends pulumi.ComponentResource {
         connection: nodeConnection(nodeArgs.get(step.runsOn) as NodeArgs, args.ssh),
         ...data,
         dependsOn: step.after.map((id) => commands.get(id) as command.remote.Command),
-        // kubeadm init runs once; a later change of its configuration (a new version) is not an update.
-        ignoreChanges: step.action === "init" ? ["stdin"] : undefined,
+        // kubeadm init/join run once: a later change of their configuration (a new version, new join
+        // material, kubeletExtraArgs or taints of a joined node) changes nothing and is not an update.
+        ignoreChanges: step.action === "init" || step.action === "join" ? ["stdin"] : undefined,
       });
       commands.set(step.id, cmd);
       if (step.action === "prepare") {
@@ -225,10 +233,15 @@ export class Cluster extends pulumi.ComponentResource {
       ),
     );
     this.kubernetesVersion = pulumi.output(cluster.version.text);
+    const joins = steps.filter((st) => st.action === "join");
+    // Known only once every join succeeded: a failed run does not record its attempts.
+    this.joined = pulumi
+      .all(joins.map((st) => pulumi.all([joinAttempt(st.node), out(st.id)]).apply(([attempt]) => [st.node, attempt] as const)))
+      .apply((pairs) => Object.fromEntries(pairs));
     this.plan = pulumi.output(args.currentKubernetesVersion).apply((current) => {
       if (current) checkUpgrade(parseKubernetesVersion(current), cluster.version);
       return describePlan(name, buildPlan(cluster, { ...planOptions, fromVersion: current ? parseKubernetesVersion(current).text : undefined }));
     });
-    this.registerOutputs({ kubeconfig: this.kubeconfig, nodes: this.nodes, plan: this.plan, kubernetesVersion: this.kubernetesVersion });
+    this.registerOutputs({ kubeconfig: this.kubeconfig, nodes: this.nodes, plan: this.plan, kubernetesVersion: this.kubernetesVersion, joined: this.joined });
   }
 }

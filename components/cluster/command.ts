@@ -6,7 +6,8 @@
  * - for steps whose output carries a secret: `additionalSecretOutputs: ["stdout", "stderr"]` and
  *   `logging: "none"` (a secret stdin does not make stdout secret);
  * - steps whose stdout is a file snapshot log only stderr;
- * - no `triggers`: a changed input is an update, never a replacement (whose delete may be `kubeadm reset`).
+ * - `triggers` (a replacement) only for steps without a `delete` (refused otherwise): a changed input is an
+ *   update, and nothing whose delete is destructive (`kubeadm reset`, node removal) is ever replaced.
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as command from "@pulumi/command";
@@ -29,12 +30,19 @@ export interface StepCommandArgs {
   dependsOn: pulumi.Resource[];
   /** Inputs whose changes do not update the resource (Pulumi's ignoreChanges). */
   ignoreChanges?: string[];
+  /** Values whose change replaces the resource; only for steps without a delete. */
+  triggers?: pulumi.Input<unknown>[];
 }
 
 /**
  * Create the Command for one plan step, named `<cluster>-<step id>`, parented to the component.
+ *
+ * @throws Error when a step with a delete is given triggers.
  */
 export function stepCommand(parent: pulumi.ComponentResource, clusterName: string, a: StepCommandArgs): command.remote.Command {
+  if (a.triggers !== undefined && a.scripts.delete !== undefined) {
+    throw new Error(`${a.step.id}: a step with a delete must never be replaced, so it takes no triggers`);
+  }
   return new command.remote.Command(
     `${clusterName}-${a.step.id}`,
     {
@@ -43,6 +51,7 @@ export function stepCommand(parent: pulumi.ComponentResource, clusterName: strin
       ...(a.scripts.update !== undefined ? { update: remoteCommand(a.scripts.update) } : {}),
       ...(a.scripts.delete !== undefined ? { delete: remoteCommand(a.scripts.delete) } : {}),
       ...(a.stdin !== undefined ? { stdin: a.stdin } : {}),
+      ...(a.triggers !== undefined ? { triggers: a.triggers } : {}),
       addPreviousOutputInEnv: false,
       logging: a.secretOutput ? "none" : a.dataOutput ? "stderr" : "stdoutAndStderr",
     },

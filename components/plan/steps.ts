@@ -79,7 +79,8 @@ function gateWords(cluster: ValidCluster): string {
  * 2. `init` on the first control-plane node, then `kubeconfig` there;
  * 3. each other control-plane node: `join-token` (fresh join material, made on the first control-plane
  *    node) then `join`, one node after another (kubeadm adds control-plane members one at a time);
- * 4. workers after the last control-plane join, side by side, at most `maxConcurrentJoins` at once.
+ * 4. workers after the last control-plane join, side by side, at most `maxConcurrentJoins` at once;
+ *    their tokens (no certificate key) are made right after init, off that chain.
  *
  * Rollout (runs for real only when the version or the gate changes; on a new node each step only
  * records and reports):
@@ -122,12 +123,13 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       `kubeadm join --control-plane ${to}, once`);
     previous = stepId(node.name, "join");
   }
+  // A worker's token (no certificate key) can be made as soon as the cluster exists, off the chain of
+  // control-plane joins; the join itself waits for that chain and for the join window.
   cluster.workers.forEach((node, i) => {
-    const after = [previous];
+    add(node.name, cp1, "join-token", [stepId(cp1, "init")], "make fresh join material: bootstrap token, CA certificate hash (secret)");
     const waitFor = cluster.workers[i - joinWindow];
-    if (waitFor !== undefined) after.push(stepId(waitFor.name, "join"));
-    add(node.name, cp1, "join-token", after, "make fresh join material: bootstrap token, CA certificate hash (secret)");
-    add(node.name, node.name, "join", [stepId(node.name, "prepare"), stepId(node.name, "join-token")],
+    add(node.name, node.name, "join",
+      [stepId(node.name, "prepare"), stepId(node.name, "join-token"), previous, ...(waitFor !== undefined ? [stepId(waitFor.name, "join")] : [])],
       `kubeadm join ${to}, once`);
   });
 

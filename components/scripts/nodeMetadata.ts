@@ -11,6 +11,11 @@ import type { StepScripts } from "./types";
 /** kubeadm's legacy per-node CRI socket annotation (KEP-4656 removes it). */
 export const CRI_SOCKET_ANNOTATION = "kubeadm.alpha.kubernetes.io/cri-socket";
 
+/** Where the step records which label keys it manages (comma-separated), so it can remove dropped ones. */
+export const MANAGED_LABELS_ANNOTATION = "kubeadm.pulumi.com/labels";
+
+const jsonPathOfAnnotation = (key: string) => shellQuote(`{.metadata.annotations.${key.replace(/\./g, "\\.")}}`);
+
 /** What the node-metadata step needs. */
 export interface NodeMetadataInput {
   node: string;
@@ -26,14 +31,16 @@ export interface NodeMetadataInput {
 const KUBECTL = "kubectl --kubeconfig /etc/kubernetes/admin.conf";
 
 /**
- * Create/update: uncordon (workers, when cordoned), label the Node (`--overwrite`), then remove or set
- * the annotation. Delete (the node
+ * Create/update: uncordon (workers, when cordoned), remove the labels it set before that are no longer
+ * wanted (recorded in the `kubeadm.pulumi.com/labels` annotation), set the wanted ones (`--overwrite`),
+ * then remove or set the cri-socket annotation. Delete (the node
  * leaves the cluster): drain it and delete the Node object, skipped when the cluster is gone.
  */
 export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const node = shellQuote(input.node);
   const labels = Object.entries(input.labels).map(([k, v]) => shellQuote(`${k}=${v}`));
-  const jsonPath = shellQuote(`{.metadata.annotations.${CRI_SOCKET_ANNOTATION.replace(/\./g, "\\.")}}`);
+  const jsonPath = jsonPathOfAnnotation(CRI_SOCKET_ANNOTATION);
+  const managed = Object.keys(input.labels).sort().join(",");
   const annotation = input.nodeLocalCriSocket
     ? [
         `current=$(${KUBECTL} get node ${node} -o jsonpath=${jsonPath})`,
@@ -47,7 +54,14 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const create = renderScript(input.node, [
     `${KUBECTL} get node ${node} >/dev/null || pk_fail "the Node object is not registered"`,
     ...(input.uncordon ? [`if [ "$(${KUBECTL} get node ${node} -o jsonpath='{.spec.unschedulable}')" = true ]; then ${KUBECTL} uncordon ${node} >&2; fi`] : []),
+    `previous=$(${KUBECTL} get node ${node} -o jsonpath=${jsonPathOfAnnotation(MANAGED_LABELS_ANNOTATION)})`,
+    `wanted=${shellQuote(`,${managed},`)}`,
+    `IFS=, read -r -a keys <<<"$previous"`,
+    `for key in \${keys[@]+"\${keys[@]}"}; do`,
+    `  if [ -n "$key" ] && [[ $wanted != *",$key,"* ]]; then ${KUBECTL} label node ${node} "$key-" >&2; fi`,
+    `done`,
     ...(labels.length > 0 ? [`${KUBECTL} label --overwrite node ${node} ${labels.join(" ")} >&2`] : []),
+    `if [ "$previous" != ${shellQuote(managed)} ]; then ${KUBECTL} annotate --overwrite node ${node} ${shellQuote(`${MANAGED_LABELS_ANNOTATION}=${managed}`)} >&2; fi`,
     ...annotation,
   ]);
   const del = renderScript(input.node, [

@@ -2,10 +2,10 @@
  * Faults on the lab: a node with two CRI sockets and none declared; a worker's sshd killed in the middle
  * of its join; a hostile label value and a hostile kubelet flag value in the stack file.
  */
-import { existsSync } from "fs";
+import { existsSync, unlinkSync, writeFileSync } from "fs";
 import { join } from "path";
 import { startNodeSshd, stopNodeSshd, hostPathOf } from "../nodes";
-import { CONTAINERD, CRIO, LAB_DIR, MIXED, kubeadmEvents, labDown, labUp, nodeFile, nodeTree, run, writeStack, type TestNode } from "./helpers";
+import { CONTAINERD, CRIO, LAB_DIR, MIXED, kubeadmEvents, labDown, labUp, nodeFile, nodeTree, run, storeNodes, writeStack, type TestNode } from "./helpers";
 
 jest.setTimeout(180_000);
 
@@ -77,4 +77,44 @@ test("a hostile label value is refused before any command runs; a hostile kubele
   expect(applied.ok).toBe(true);
   expect(nodeFile("worker-2", "/var/lib/kubelet/kubeadm-flags.env")).toContain(`--node-labels=x=${value}`);
   expect(existsSync(marker)).toBe(false);
+});
+
+test("a join retried after its join material expired gets fresh material", async () => {
+  const nodes: TestNode[] = [
+    { name: "cp-1", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
+    { name: "worker-1", role: "worker", criSocket: CONTAINERD, runtimes: ["containerd"] },
+  ];
+  const stack = writeStack("stale-token", "v1.34.2", nodes, { "kubeadm:joinTokenTtl": "4s" });
+  await labUp(stack);
+  // worker-1 carries a leftover kubelet.conf from an earlier install: kubeadm join fails preflight.
+  const leftover = hostPathOf(LAB_DIR, "worker-1", "/etc/kubernetes/kubelet.conf");
+  writeFileSync(leftover, "leftover\n");
+  const first = await run(stack);
+  expect(first.resources.filter((r) => !r.ok && !r.skipped).map((r) => r.name)).toEqual(["e2e-worker-1-join"]);
+  // Fixed after the token's lifetime (4 s here; 2 h for a certificate key in real life).
+  unlinkSync(leftover);
+  await new Promise((r) => setTimeout(r, 6000));
+  const second = await run(stack);
+  expect(second.errors).toEqual([]);
+  expect(second.ok).toBe(true);
+  expect(second.resources.find((r) => r.name === "e2e-worker-1-join-token")?.op).toBe("replace");
+  // Once the join is recorded its material is stable: the next apply runs nothing.
+  const third = await run(stack);
+  expect(third.resources.filter((r) => r.ran.length > 0).map((r) => r.name)).toEqual([]);
+});
+
+test("a label dropped from the stack is removed from the Node; a joined node's kubelet flags change nothing", async () => {
+  const nodes = (labels: Record<string, string>, extra: Partial<TestNode> = {}): TestNode[] => [
+    { name: "cp-1", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"], labels, ...extra },
+  ];
+  const stack = (labels: Record<string, string>, extra: Partial<TestNode> = {}) => writeStack("labels", "v1.34.2", nodes(labels, extra));
+  await labUp(stack({ "example.com/tier": "a", "example.com/old": "x" }));
+  expect((await run(stack({ "example.com/tier": "a", "example.com/old": "x" }))).ok).toBe(true);
+  expect(storeNodes()["cp-1"]?.metadata.labels["example.com/old"]).toBe("x");
+  const second = await run(stack({ "example.com/tier": "b" }, { kubeletExtraArgs: [{ name: "node-ip", value: "127.0.0.110" }] }));
+  expect(second.ok).toBe(true);
+  expect(second.resources.filter((r) => r.ran.length > 0).map((r) => r.name)).toEqual(["e2e-cp-1-node-metadata"]);
+  const labels = storeNodes()["cp-1"]?.metadata.labels ?? {};
+  expect([labels["example.com/old"], labels["example.com/tier"]]).toEqual([undefined, "b"]);
+  expect(storeNodes()["cp-1"]?.metadata.annotations["kubeadm.pulumi.com/labels"]).toBe("example.com/tier");
 });

@@ -44,7 +44,7 @@ test("init before every join; control-plane joins chained; workers after them, s
     expect(reg(`c-${n}-join`).start).toBeGreaterThan(reg(`c-${n}-join-token`).end);
   }
   expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-join").end);
-  for (const w of ["w1", "w2"]) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-join").end);
+  for (const w of ["w1", "w2"]) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-join").end);
   // Workers overlap: the second starts before the first resolved.
   const [a, b] = [reg("c-w1-join"), reg("c-w2-join")];
   expect(Math.max(a.start, b.start)).toBeLessThan(Math.min(a.end, b.end));
@@ -80,8 +80,8 @@ test("maxConcurrentJoins bounds the workers joining at once", async () => {
   const c = new Cluster("c", clusterArgs({ maxConcurrentJoins: 2, nodes: [node("cp1", "control-plane", 1), ...workers] }));
   await valueOf(c.nodes);
   await settled();
-  expect(reg("c-w3-join-token").start).toBeGreaterThan(reg("c-w1-join").end);
-  expect(reg("c-w5-join-token").start).toBeGreaterThan(reg("c-w3-join").end);
+  expect(reg("c-w3-join").start).toBeGreaterThan(reg("c-w1-join").end);
+  expect(reg("c-w5-join").start).toBeGreaterThan(reg("c-w3-join").end);
   // At no moment more than 2 worker joins are in flight.
   const joins = workers.map((w) => reg(`c-${w.name}-join`));
   for (const j of joins) {
@@ -99,5 +99,7 @@ test("the plan output lists every step in order, known without running anything"
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));
   expect(index("cp2-join")).toBeLessThan(index("cp3-join-token"));
   expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp2-join)");
+  expect(plan[index("w1-join-token")]).toContain("(on cp1, after cp1-init)");
+  expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token, cp3-join)");
   expect(plan[index("cp1-init")]).toContain("kubeadm init v1.33.2 (NodeLocalCRISocket not in effect");
 });

@@ -77,6 +77,8 @@ test("steps whose output carries a secret are secret outputs and not logged; sna
     expect({ name: m.name, aso: m.opts.additionalSecretOutputs ?? [] }).toEqual({ name: m.name, aso: secretStep ? ["stdout", "stderr"] : [] });
     expect(m.args.addPreviousOutputInEnv).toBe(false);
     expect(m.args.environment).toBeUndefined();
-    expect(m.args.triggers).toBeUndefined();
+    // Only join-token (no delete) may be replaced; nothing with a destructive delete has triggers.
+    expect({ name: m.name, triggers: m.args.triggers !== undefined }).toEqual({ name: m.name, triggers: /-join-token$/.test(m.name) });
+    if (m.args.triggers !== undefined) expect(m.args.delete).toBeUndefined();
   }
 });
