@@ -50,6 +50,7 @@ export function stepScripts(step: Step, cluster: ValidCluster, args: ClusterArgs
         labels: node.labels,
         nodeLocalCriSocket: cluster.nodeLocalCriSocket,
         uncordon: node.role === "worker",
+        version: cluster.version.text,
         drainTimeoutSeconds: args.drainTimeoutSeconds ?? 300,
       });
     case "cluster-config-read":

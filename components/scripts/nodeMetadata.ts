@@ -24,6 +24,8 @@ export interface NodeMetadataInput {
   nodeLocalCriSocket: boolean;
   /** Uncordon the node (a worker, which the drain step may have cordoned). */
   uncordon: boolean;
+  /** The target version: part of the text so the step runs again (and uncordons) after every rollout. */
+  version: string;
   /** kubectl drain timeout for the delete, in seconds. */
   drainTimeoutSeconds: number;
 }
@@ -52,6 +54,7 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
         `${KUBECTL} annotate --overwrite node ${node} ${shellQuote(`${CRI_SOCKET_ANNOTATION}=`)}"$endpoint" >&2`,
       ];
   const create = renderScript(input.node, [
+    `: rollout ${shellQuote(input.version)}`,
     `${KUBECTL} get node ${node} >/dev/null || pk_fail "the Node object is not registered"`,
     ...(input.uncordon ? [`if [ "$(${KUBECTL} get node ${node} -o jsonpath='{.spec.unschedulable}')" = true ]; then ${KUBECTL} uncordon ${node} >&2; fi`] : []),
     `previous=$(${KUBECTL} get node ${node} -o jsonpath=${jsonPathOfAnnotation(MANAGED_LABELS_ANNOTATION)})`,
