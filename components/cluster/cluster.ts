@@ -138,11 +138,22 @@ export class Cluster extends pulumi.ComponentResource {
       }
     }
     const validNode = new Map<string, ValidNode>(cluster.nodes.map((n) => [n.name, n]));
+    const cp1Name = (cluster.controlPlane[0] as ValidNode).name;
     // Join material is made anew until the node's join is recorded (see `joined`): a join retried after
     // a failure never gets material that expired in the meantime.
     const thisRun = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
     const previouslyJoined = pulumi.output(args.joined);
     const joinAttempt = (node: string) => previouslyJoined.apply((j) => j?.[node] ?? thisRun);
+    // The rollout's one-at-a-time line holds for nodes that were in the cluster at the last successful
+    // run (the first control-plane node: whenever there was one); a new node's steps follow its join.
+    const dependencies = (step: Step): pulumi.Input<pulumi.Resource[]> => {
+      const get = (ids: string[]) => ids.map((id) => commands.get(id) as command.remote.Command);
+      if (step.rolloutAfter === undefined) return get(step.after);
+      const chain = step.rolloutAfter;
+      return previouslyJoined.apply((j) =>
+        j !== undefined && (step.node === cp1Name || step.node in j) ? get([...step.after, ...chain]) : get(step.after),
+      );
+    };
     const commands = new Map<string, command.remote.Command>();
     const endpoints = new Map<string, pulumi.Output<string>>();
     const cp1 = cluster.controlPlane[0] as ValidNode;
@@ -209,7 +220,7 @@ export class Cluster extends pulumi.ComponentResource {
         scripts: scripts.get(step.id) as StepScripts,
         connection: nodeConnection(nodeArgs.get(step.runsOn) as NodeArgs, args.ssh),
         ...data,
-        dependsOn: step.after.map((id) => commands.get(id) as command.remote.Command),
+        dependsOn: dependencies(step),
         // kubeadm init/join run once: a later change of their configuration (a new version, new join
         // material, kubeletExtraArgs or taints of a joined node) changes nothing and is not an update.
         ignoreChanges: step.action === "init" || step.action === "join" ? ["stdin"] : undefined,

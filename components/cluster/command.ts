@@ -27,7 +27,7 @@ export interface StepCommandArgs {
   secretOutput: boolean;
   /** The step's stdout is data for later steps (a file snapshot), too bulky to log. Ignored when secretOutput. */
   dataOutput?: boolean;
-  dependsOn: pulumi.Resource[];
+  dependsOn: pulumi.Input<pulumi.Resource[]>;
   /** Inputs whose changes do not update the resource (Pulumi's ignoreChanges). */
   ignoreChanges?: string[];
   /** Values whose change replaces the resource; only for steps without a delete. */

@@ -30,6 +30,12 @@ export interface Step {
   action: StepAction;
   /** Ids of the steps that must have finished first. */
   after: string[];
+  /**
+   * Ids of steps that must also have finished first when the node was already in the cluster at the
+   * last successful run: the rollout's one-node-at-a-time chain. A node new to the cluster is made at
+   * the target version and gate, so its steps need not wait in that line.
+   */
+  rolloutAfter?: string[];
   /** What it does, in plain words. */
   summary: string;
 }
@@ -87,7 +93,8 @@ function gateWords(cluster: ValidCluster): string {
  * 5. `cluster-config-read` then `cluster-config` on the first control-plane node: featureGates in the
  *    kubeadm-config ConfigMap (optimistic concurrency);
  * 6. node by node, control-plane nodes one at a time, then workers at most `maxUnavailableWorkers` at
- *    once: `drain` (workers, kubectl on the first control-plane node, only when the node's kubelet is not
+ *    once (this line, `rolloutAfter`, holds for nodes already in the cluster; a new node's steps follow
+ *    its own join): `drain` (workers, kubectl on the first control-plane node, only when the node's kubelet is not
  *    at the target), `upgrade` (install step, `kubeadm upgrade apply` on the first control-plane node /
  *    `upgrade node` elsewhere, kubelet restart; then the node's kubelet files are read), `kubelet-files`
  *    (the files as the version's kubeadm leaves them, backed up and replaced atomically, kubelet restarted
@@ -105,8 +112,8 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   const from = options.fromVersion;
   const change = from !== undefined && from !== to ? `${from} to ${to}` : `at ${to}`;
   const steps: Step[] = [];
-  const add = (node: string, runsOn: string, action: StepAction, after: string[], summary: string) =>
-    steps.push({ id: stepId(node, action), node, runsOn, action, after, summary });
+  const add = (node: string, runsOn: string, action: StepAction, after: string[], summary: string, rolloutAfter?: string[]) =>
+    steps.push({ id: stepId(node, action), node, runsOn, action, after, summary, ...(rolloutAfter?.length ? { rolloutAfter } : {}) });
 
   for (const node of cluster.nodes) {
     add(node.name, node.name, "prepare", [],
@@ -141,17 +148,19 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       : `kubeadm-config: featureGates.NodeLocalCRISocket=${gate}; replace only if it must change (optimistic concurrency)`);
 
   const unitEnd = (name: string) => stepId(name, "node-metadata");
-  const unit = (node: ValidNode, after: string[]) => {
+  const unit = (node: ValidNode, after: string[], rolloutAfter: string[]) => {
     const made = node.name === cp1 ? stepId(cp1, "init") : stepId(node.name, "join");
     let start = [made, ...after];
+    let chain = rolloutAfter;
     if (node.role === "worker") {
       add(node.name, cp1, "drain", start,
-        `cordon and drain (if its kubelet is not at ${to}; a failed drain stops the rollout here, the node stays cordoned)`);
+        `cordon and drain (if its kubelet is not at ${to}; a failed drain stops the rollout here, the node stays cordoned)`, chain);
       start = [stepId(node.name, "drain")];
+      chain = [];
     }
     const upgrade = node.name === cp1 ? `kubeadm upgrade apply ${to}` : "kubeadm upgrade node";
     add(node.name, node.name, "upgrade", start,
-      `${change}: if the node is not at ${to}: install step, ${upgrade}, restart the kubelet and check it; then read the kubelet files`);
+      `${change}: if the node is not at ${to}: install step, ${upgrade}, restart the kubelet and check it; then read the kubelet files`, chain);
     add(node.name, node.name, "kubelet-files", [stepId(node.name, "upgrade")],
       cluster.nodeLocalCriSocket
         ? `${gateWords(cluster)}: instance-config.yaml with the node's endpoint, config.yaml containerRuntimeEndpoint, no --container-runtime-endpoint in kubeadm-flags.env (backup, atomic replace; kubelet restarted and checked only on a change, backups restored if it fails)`
@@ -160,15 +169,16 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     add(node.name, cp1, "node-metadata", [stepId(node.name, "kubelet-files")],
       `${node.role === "worker" ? "uncordon; " : ""}${labels > 0 ? `set ${labels} label(s); ` : ""}${cluster.nodeLocalCriSocket ? "remove" : "set"} the kubeadm.alpha.kubernetes.io/cri-socket annotation`);
   };
-  let last = stepId(cp1, "cluster-config");
-  for (const node of cluster.controlPlane) {
-    unit(node, [last]);
+  unit(first, [stepId(cp1, "cluster-config")], []);
+  let last = unitEnd(cp1);
+  for (const node of cluster.controlPlane.slice(1)) {
+    unit(node, [], [last]);
     last = unitEnd(node.name);
   }
   const lastControlPlane = last;
   cluster.workers.forEach((node, i) => {
     const waitFor = cluster.workers[i - workerWindow];
-    unit(node, [lastControlPlane, ...(waitFor !== undefined ? [unitEnd(waitFor.name)] : [])]);
+    unit(node, [], [lastControlPlane, ...(waitFor !== undefined ? [unitEnd(waitFor.name)] : [])]);
   });
   return steps;
 }

@@ -60,9 +60,10 @@ test("init before every join; control-plane joins chained; workers after them, s
   expect(reg("c-w2-node-metadata").start).toBeGreaterThan(reg("c-w2-kubelet-files").end);
 });
 
-test("rollout: control-plane nodes one at a time from the first, then workers at most maxUnavailableWorkers at once", async () => {
+test("rollout on an existing cluster: control-plane nodes one at a time from the first, then workers at most maxUnavailableWorkers at once", async () => {
   const workers = ["w1", "w2", "w3", "w4", "w5"].map((n, i) => node(n, "worker", 10 + i));
-  const c = new Cluster("c", clusterArgs({ maxUnavailableWorkers: 2, nodes: [...clusterArgs().nodes.slice(0, 3), ...workers] }));
+  const joined = Object.fromEntries(["cp2", "cp3", "w1", "w2", "w3", "w4", "w5"].map((n) => [n, "attempt-1"]));
+  const c = new Cluster("c", clusterArgs({ maxUnavailableWorkers: 2, joined, nodes: [...clusterArgs().nodes.slice(0, 3), ...workers] }));
   await valueOf(c.nodes);
   await settled();
   expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
@@ -73,6 +74,25 @@ test("rollout: control-plane nodes one at a time from the first, then workers at
   // No moment with more than 2 workers between drain start and node-metadata end.
   const spans = workers.map((w) => [reg(`c-${w.name}-drain`).start, reg(`c-${w.name}-node-metadata`).end] as const);
   for (const [start] of spans) expect(spans.filter(([a, b]) => a <= start && b > start).length).toBeLessThanOrEqual(2);
+});
+
+test("a new cluster's nodes, and a node new to an existing cluster, do not wait in the rollout line", async () => {
+  const workers = ["w1", "w2", "w3"].map((n, i) => node(n, "worker", 10 + i));
+  const nodes = [...clusterArgs().nodes.slice(0, 3), ...workers];
+  const fresh = new Cluster("c", clusterArgs({ nodes }));
+  await valueOf(fresh.nodes);
+  await settled();
+  // Side by side: w2's steps start before w1's last one ends; cp3's before cp2's.
+  expect(reg("c-w2-drain").start).toBeLessThan(reg("c-w1-node-metadata").end);
+  expect(reg("c-cp3-upgrade").start).toBeLessThan(reg("c-cp2-node-metadata").end);
+  registrations.splice(0);
+  // w3 is new; the others were there: only they wait in line.
+  const joined = { cp2: "a", cp3: "a", w1: "a", w2: "a" };
+  const grown = new Cluster("c", clusterArgs({ nodes, joined }));
+  await valueOf(grown.nodes);
+  await settled();
+  expect(reg("c-w2-drain").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
+  expect(reg("c-w3-drain").start).toBeLessThan(reg("c-w2-node-metadata").end);
 });
 
 test("maxConcurrentJoins bounds the workers joining at once", async () => {
