@@ -125,6 +125,7 @@ export async function installMocks(fake: FakeNodes): Promise<{ fake: FakeNodes }
     "kubeadm",
     "test",
     false,
+    "organization",
   );
   return state;
 }
