@@ -181,6 +181,7 @@ export class Cluster extends pulumi.ComponentResource {
               secretOutput: false,
             };
           case "cluster-config-read":
+            return { secretOutput: false, dataOutput: true };
           case "drain":
             return { secretOutput: false };
           case "cluster-config":

@@ -5,7 +5,7 @@
  * - `addPreviousOutputInEnv: false` (it would also go through setenv);
  * - for steps whose output carries a secret: `additionalSecretOutputs: ["stdout", "stderr"]` and
  *   `logging: "none"` (a secret stdin does not make stdout secret);
- * - steps whose stdout is a file snapshot log only stderr;
+ * - steps whose stdout is data for a later step (a file snapshot, the kubeadm-config ConfigMap) log only stderr;
  * - `triggers` (a replacement) only for steps without a `delete` (refused otherwise): a changed input is an
  *   update, and nothing whose delete is destructive (`kubeadm reset`, node removal) is ever replaced.
  */

@@ -72,7 +72,7 @@ test("join material goes to each join only on a secret stdin, and holds the fres
 test("steps whose output carries a secret are secret outputs and not logged; snapshots log stderr only; others log both", () => {
   for (const m of made) {
     const secretStep = /-(join-token|kubeconfig)$/.test(m.name);
-    const dataStep = /-upgrade$/.test(m.name);
+    const dataStep = /-(upgrade|cluster-config-read)$/.test(m.name);
     expect({ name: m.name, logging: m.args.logging }).toEqual({ name: m.name, logging: secretStep ? "none" : dataStep ? "stderr" : "stdoutAndStderr" });
     expect({ name: m.name, aso: m.opts.additionalSecretOutputs ?? [] }).toEqual({ name: m.name, aso: secretStep ? ["stdout", "stderr"] : [] });
     expect(m.args.addPreviousOutputInEnv).toBe(false);
