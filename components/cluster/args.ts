@@ -104,10 +104,10 @@ export interface ClusterArgs {
   currentKubernetesVersion?: pulumi.Input<string | undefined>;
   /**
    * This component's `joined` output from the last successful run (the root program reads it from the
-   * stack's last outputs). A node missing from it gets new join material on every run until its join is
-   * recorded, so a join retried hours after a failure is never handed an expired token or certificate
-   * key. Unset: every node counts as not yet joined (a re-run then mints material again; joins are
-   * guarded and never repeated).
+   * stack's last outputs). A node missing from it gets join material made within the current window
+   * (half the shortest lifetime: `joinTokenTtl`, and 2 h for a certificate key) until its join is
+   * recorded: a re-run soon after a failure reuses still-valid material, and a join retried hours later
+   * is never handed an expired token or certificate key. Unset: every node counts as not yet joined.
    */
   joined?: pulumi.Input<Record<string, string> | undefined>;
 }

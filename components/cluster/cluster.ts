@@ -81,6 +81,12 @@ function clusterSpec(args: ClusterArgs): ClusterSpec {
   };
 }
 
+/** Seconds in a kubeadm duration such as `2h0m0s` (validated already). */
+function durationSeconds(text: string): number {
+  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
+  return m ? Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0) : 7200;
+}
+
 /** Read `criSocket=` from a prepare step's output, checked like a declared one. */
 function detectedEndpoint(node: string, stdout: string): string {
   const line = stdout.split("\n").find((l) => l.startsWith("criSocket="));
@@ -141,7 +147,11 @@ export class Cluster extends pulumi.ComponentResource {
     const cp1Name = (cluster.controlPlane[0] as ValidNode).name;
     // Join material is made anew until the node's join is recorded (see `joined`): a join retried after
     // a failure never gets material that expired in the meantime.
-    const thisRun = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    // A node not recorded as joined gets material made in the current time window: half the shortest
+    // lifetime (token: joinTokenTtl; certificate key: 2 h), so a re-run soon after a failure reuses
+    // material that is still valid, and a later one gets new material.
+    const windowSeconds = Math.max(1, Math.floor(Math.min(durationSeconds(args.joinTokenTtl ?? "2h0m0s"), 7200) / 2));
+    const thisRun = `w${windowSeconds}-${Math.floor(Date.now() / 1000 / windowSeconds)}`;
     const previouslyJoined = pulumi.output(args.joined);
     const joinAttempt = (node: string) => previouslyJoined.apply((j) => j?.[node] ?? thisRun);
     // The rollout's one-at-a-time line holds for nodes that were in the cluster at the last successful

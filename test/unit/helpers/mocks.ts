@@ -118,6 +118,8 @@ export async function installMocks(fake: FakeNodes): Promise<{ fake: FakeNodes }
         const stdout = args.type === "command:remote:Command" ? answer(state.fake, args.name, plain(args.inputs) as Record<string, unknown>, endpoints) : undefined;
         const end = seq++;
         registrations.push({ type: args.type, name: args.name, inputs: args.inputs, start, end });
+        // A StackReference (the root program reads its own stack) answers with no previous outputs.
+        if (args.type === "pulumi:pulumi:StackReference") return { id: args.name, state: { name: args.name, outputs: {}, secretOutputNames: [] } };
         return { id: `${args.name}-id`, state: { ...args.inputs, ...(stdout !== undefined ? { stdout, stderr: "" } : {}) } };
       },
       call: (args) => args.inputs,
