@@ -5,7 +5,8 @@ import type { Step } from "./steps";
 
 /**
  * One line per step, numbered in plan order:
- * `3. cp2 join-token (on cp1, after cp1-init): make fresh join material ...`.
+ * `3. cp2 join-token (on cp1, after cp1-init): make fresh join material ...`. Steps marked "once" do
+ * nothing on a node where they already ran; the rollout steps do nothing on a node already at the target.
  *
  * @param cluster the component's name; resources are `<cluster>-<step id>`.
  */
@@ -13,7 +14,7 @@ export function describePlan(cluster: string, steps: Step[]): string[] {
   return steps.map((s, i) => {
     const where = s.runsOn !== s.node ? `on ${s.runsOn}, ` : "";
     const rollout = s.rolloutAfter ? `${s.after.length > 0 ? "; " : ""}if already in the cluster, after ${s.rolloutAfter.join(", ")}` : "";
-    const after = s.after.length > 0 || rollout ? `${s.after.length > 0 ? `after ${s.after.join(", ")}` : ""}${rollout}` : "first";
+    const after = s.after.length > 0 || rollout ? `${s.after.length > 0 ? `after ${s.after.join(", ")}` : ""}${rollout}` : "no dependency";
     return `${i + 1}. ${cluster}-${s.id} (${where}${after}): ${s.summary}`;
   });
 }

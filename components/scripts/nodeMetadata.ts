@@ -14,7 +14,6 @@ export const CRI_SOCKET_ANNOTATION = "kubeadm.alpha.kubernetes.io/cri-socket";
 /** Where the step records which label keys it manages (comma-separated), so it can remove dropped ones. */
 export const MANAGED_LABELS_ANNOTATION = "kubeadm.pulumi.com/labels";
 
-const jsonPathOfAnnotation = (key: string) => shellQuote(`{.metadata.annotations.${key.replace(/\./g, "\\.")}}`);
 
 /** What the node-metadata step needs. */
 export interface NodeMetadataInput {
@@ -33,39 +32,45 @@ export interface NodeMetadataInput {
 const KUBECTL = "kubectl --kubeconfig /etc/kubernetes/admin.conf";
 
 /**
- * Create/update: uncordon (workers, when cordoned), remove the labels it set before that are no longer
- * wanted (recorded in the `kubeadm.pulumi.com/labels` annotation), set the wanted ones (`--overwrite`),
- * then remove or set the cri-socket annotation. Delete (the node
- * leaves the cluster): drain it and delete the Node object, skipped when the cluster is gone.
+ * Create/update, with one read and at most three writes: uncordon (workers, when cordoned); one
+ * `kubectl label` that removes the labels it set before and no longer wants (recorded in the
+ * `kubeadm.pulumi.com/labels` annotation) and sets the wanted ones; one `kubectl annotate` for that
+ * record and the cri-socket annotation (removed, or set to the node's endpoint). Nothing is written
+ * when nothing differs. Delete (the node leaves the cluster): drain it and delete the Node object,
+ * skipped when the cluster is gone.
  */
 export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const node = shellQuote(input.node);
   const labels = Object.entries(input.labels).map(([k, v]) => shellQuote(`${k}=${v}`));
-  const jsonPath = jsonPathOfAnnotation(CRI_SOCKET_ANNOTATION);
   const managed = Object.keys(input.labels).sort().join(",");
-  const annotation = input.nodeLocalCriSocket
-    ? [
-        `current=$(${KUBECTL} get node ${node} -o jsonpath=${jsonPath})`,
-        `if [ -n "$current" ]; then ${KUBECTL} annotate node ${node} ${shellQuote(`${CRI_SOCKET_ANNOTATION}-`)} >&2; fi`,
-      ]
-    : [
-        `IFS= read -r endpoint || true`,
-        `[[ $endpoint =~ ^unix:///[A-Za-z0-9._/@+-]+$ ]] || pk_fail "no usable CRI endpoint on stdin for the annotation"`,
-        `${KUBECTL} annotate --overwrite node ${node} ${shellQuote(`${CRI_SOCKET_ANNOTATION}=`)}"$endpoint" >&2`,
-      ];
+  const annotationPath = (key: string) => `{.metadata.annotations.${key.replace(/\./g, "\\.")}}`;
+  // One read of what the step needs (kubectl jsonpath: literal text between the expressions).
+  const read = shellQuote(`{.spec.unschedulable}|${annotationPath(MANAGED_LABELS_ANNOTATION)}|${annotationPath(CRI_SOCKET_ANNOTATION)}`);
   const create = renderScript(input.node, [
     `: rollout ${shellQuote(input.version)}`,
-    `${KUBECTL} get node ${node} >/dev/null || pk_fail "the Node object is not registered"`,
-    ...(input.uncordon ? [`if [ "$(${KUBECTL} get node ${node} -o jsonpath='{.spec.unschedulable}')" = true ]; then ${KUBECTL} uncordon ${node} >&2; fi`] : []),
-    `previous=$(${KUBECTL} get node ${node} -o jsonpath=${jsonPathOfAnnotation(MANAGED_LABELS_ANNOTATION)})`,
+    ...(input.nodeLocalCriSocket
+      ? []
+      : [
+          `IFS= read -r endpoint || true`,
+          `[[ $endpoint =~ ^unix:///[A-Za-z0-9._/@+-]+$ ]] || pk_fail "no usable CRI endpoint on stdin for the annotation"`,
+        ]),
+    `seen=$(${KUBECTL} get node ${node} -o jsonpath=${read}) || pk_fail "the Node object is not registered"`,
+    `IFS='|' read -r unschedulable previous cri <<<"$seen" || true`,
+    ...(input.uncordon ? [`if [ "$unschedulable" = true ]; then ${KUBECTL} uncordon ${node} >&2; fi`] : []),
     `wanted=${shellQuote(`,${managed},`)}`,
-    `IFS=, read -r -a keys <<<"$previous"`,
+    `label=()`,
+    `IFS=, read -r -a keys <<<"$previous" || true`,
     `for key in \${keys[@]+"\${keys[@]}"}; do`,
-    `  if [ -n "$key" ] && [[ $wanted != *",$key,"* ]]; then ${KUBECTL} label node ${node} "$key-" >&2; fi`,
+    `  if [ -n "$key" ] && [[ $wanted != *",$key,"* ]]; then label+=("$key-"); fi`,
     `done`,
-    ...(labels.length > 0 ? [`${KUBECTL} label --overwrite node ${node} ${labels.join(" ")} >&2`] : []),
-    `if [ "$previous" != ${shellQuote(managed)} ]; then ${KUBECTL} annotate --overwrite node ${node} ${shellQuote(`${MANAGED_LABELS_ANNOTATION}=${managed}`)} >&2; fi`,
-    ...annotation,
+    ...(labels.length > 0 ? [`label+=(${labels.join(" ")})`] : []),
+    `if [ \${#label[@]} -gt 0 ]; then ${KUBECTL} label --overwrite node ${node} "\${label[@]}" >&2; fi`,
+    `annotate=()`,
+    `if [ "$previous" != ${shellQuote(managed)} ]; then annotate+=(${shellQuote(`${MANAGED_LABELS_ANNOTATION}=${managed}`)}); fi`,
+    input.nodeLocalCriSocket
+      ? `if [ -n "$cri" ]; then annotate+=(${shellQuote(`${CRI_SOCKET_ANNOTATION}-`)}); fi`
+      : `if [ "$cri" != "$endpoint" ]; then annotate+=(${shellQuote(`${CRI_SOCKET_ANNOTATION}=`)}"$endpoint"); fi`,
+    `if [ \${#annotate[@]} -gt 0 ]; then ${KUBECTL} annotate --overwrite node ${node} "\${annotate[@]}" >&2; fi`,
   ]);
   const del = renderScript(input.node, [
     `[ -f /etc/kubernetes/admin.conf ] || exit 0`,

@@ -21,8 +21,8 @@ export interface DrainInput {
 }
 
 /**
- * On the first control-plane node: when the Node's kubelet is not at the target version, cordon and
- * drain it. A failed drain (a PodDisruptionBudget, the timeout) fails the step naming the node and
+ * On the first control-plane node: when the Node's kubelet is not at the target version, drain it
+ * (`kubectl drain` cordons first). A failed drain (a PodDisruptionBudget, the timeout) fails the step naming the node and
  * kubectl's reason; the node stays cordoned and the rollout stops there.
  */
 export function drainScripts(input: DrainInput): StepScripts {
@@ -31,7 +31,6 @@ export function drainScripts(input: DrainInput): StepScripts {
   const create = renderScript(input.node, [
     `have=$(${KUBECTL} get node ${node} -o jsonpath='{.status.nodeInfo.kubeletVersion}') || pk_fail "cannot read the Node"`,
     `if [ "$have" = ${shellQuote(input.version)} ]; then echo "kubelet at ${input.version}: no drain"; exit 0; fi`,
-    `${KUBECTL} cordon ${node} >&2`,
     `err=$(mktemp); trap 'rm -f "$err"' EXIT`,
     `if ! ${KUBECTL} drain ${node} --ignore-daemonsets --delete-emptydir-data --timeout=${input.timeoutSeconds}s${grace} >&2 2>"$err"; then`,
     `  cat "$err" >&2`,

@@ -6,7 +6,8 @@
  *   destroy [<stack file> | --stack NAME] [--state F]
  *
  * Exit code 0 on success, 1 on failure, 2 on bad usage. Output: progress lines, then the stack
- * outputs (secret ones shown as [secret]).
+ * outputs (secret ones shown as [secret]; a list of lines, such as `plan`, one per line). `apply` runs a
+ * preview first, as `pulumi up` does, and runs nothing when the program fails in it.
  */
 import { runProgram, RunOptions } from "./engine";
 import { Mode } from "./types";
@@ -45,10 +46,23 @@ async function run(mode: Mode, args: string[]): Promise<number> {
     return 2;
   }
   const opts: RunOptions = { mode, stackFile: p.stackFile, stack: p.stack, programPath: p.program, statePath: p.state, parallel: p.parallel };
+  if (mode === "apply") {
+    // Like `pulumi up`: a preview first, and nothing runs when the program fails in it (bad args, a
+    // version step kubeadm refuses).
+    const lines: string[] = [];
+    const checked = await runProgram({ ...opts, mode: "preview", log: (l) => void lines.push(l) });
+    if (checked.errors.length > 0) {
+      process.stderr.write(`apply: the preview failed, nothing was run:\n${checked.errors.map((e) => `  ${e}`).join("\n")}\n`);
+      return 1;
+    }
+  }
   const result = await runProgram(opts);
   if (mode !== "destroy" && Object.keys(result.outputs).length > 0) {
     process.stdout.write("outputs:\n");
-    for (const [k, v] of Object.entries(result.outputs)) process.stdout.write(`  ${k}: ${JSON.stringify(v)}\n`);
+    for (const [k, v] of Object.entries(result.outputs)) {
+      if (Array.isArray(v) && v.every((x) => typeof x === "string")) process.stdout.write(`  ${k}:\n${v.map((x) => `    ${x}`).join("\n")}\n`);
+      else process.stdout.write(`  ${k}: ${JSON.stringify(v)}\n`);
+    }
   }
   return result.ok ? 0 : 1;
 }

@@ -406,7 +406,9 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   };
 
   const unhandled = (reason: unknown): void => {
-    const msg = masker.mask(reason instanceof Error ? reason.message : String(reason));
+    // The SDK wraps an error thrown in an output's apply in one "error serializing property" per level.
+    const text = (reason instanceof Error ? reason.message : String(reason)).replace(/^(error serializing property "[^"]*": )+/, "");
+    const msg = masker.mask(text);
     if (!errors.includes(msg) && !results.some((r) => r.error !== undefined && msg.includes(r.error))) errors.push(msg);
   };
   process.on("unhandledRejection", unhandled);

@@ -114,7 +114,7 @@ test("the plan output lists every step in order, known without running anything"
   const c = new Cluster("c", clusterArgs());
   const plan = await valueOf(c.plan);
   expect(plan).toHaveLength(5 * 4 + 2 + 4 * 2 + 2 + 2);
-  expect(plan[0]).toMatch(/^1\. c-cp1-prepare \(first\): check kubeadm/);
+  expect(plan[0]).toMatch(/^1\. c-cp1-prepare \(no dependency\): check kubeadm/);
   const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));
   expect(index("cp2-join")).toBeLessThan(index("cp3-join-token"));
