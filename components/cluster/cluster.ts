@@ -18,6 +18,7 @@ import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
 import { renderInstanceConfig } from "../kubeadm/instanceConfig";
 import { KUBELET_FILES } from "../kubeadm/nodeFiles";
 import { checkUpgrade, parseKubernetesVersion } from "../kubeadm/version";
+import { durationSeconds } from "../kubeadm/duration";
 import { parseJoinMaterial } from "../scripts/joinToken";
 import { stepScripts } from "./stepScripts";
 import type { StepScripts } from "../scripts/types";
@@ -79,12 +80,6 @@ function clusterSpec(args: ClusterArgs): ClusterSpec {
     joinTokenTtl: args.joinTokenTtl,
     installCommand: args.installCommand,
   };
-}
-
-/** Seconds in a kubeadm duration such as `2h0m0s` (validated already). */
-function durationSeconds(text: string): number {
-  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
-  return m ? Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0) : 7200;
 }
 
 /** Read `criSocket=` from a prepare step's output, checked like a declared one. */
@@ -150,7 +145,7 @@ export class Cluster extends pulumi.ComponentResource {
     // A node not recorded as joined gets material made in the current time window: half the shortest
     // lifetime (token: joinTokenTtl; certificate key: 2 h), so a re-run soon after a failure reuses
     // material that is still valid, and a later one gets new material.
-    const windowSeconds = Math.max(1, Math.floor(Math.min(durationSeconds(args.joinTokenTtl ?? "2h0m0s"), 7200) / 2));
+    const windowSeconds = Math.max(1, Math.floor(Math.min(durationSeconds(args.joinTokenTtl ?? "2h0m0s") ?? 7200, 7200) / 2));
     const thisRun = `w${windowSeconds}-${Math.floor(Date.now() / 1000 / windowSeconds)}`;
     const previouslyJoined = pulumi.output(args.joined);
     const joinAttempt = (node: string) => previouslyJoined.apply((j) => j?.[node] ?? thisRun);

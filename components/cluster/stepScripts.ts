@@ -52,6 +52,7 @@ export function stepScripts(step: Step, cluster: ValidCluster, args: ClusterArgs
         uncordon: node.role === "worker",
         version: cluster.version.text,
         drainTimeoutSeconds: args.drainTimeoutSeconds ?? 300,
+        drainGracePeriodSeconds: args.drainGracePeriodSeconds,
       });
     case "cluster-config-read":
       return clusterConfigReadScripts(node.name, `${cluster.version.text} NodeLocalCRISocket=${cluster.kubeadmFeatureGates.NodeLocalCRISocket ?? "default"}`);

@@ -10,3 +10,4 @@ export * from "./clusterConfig";
 export * from "./kubeadmConfig";
 export * from "./validate";
 export { FileEditError, goYamlKeyLess } from "./yamlEdit";
+export { durationSeconds } from "./duration";

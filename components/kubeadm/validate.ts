@@ -6,6 +6,7 @@
  * qualified-name label keys, label values, taint effects) and kubeadm's (a stable
  * controlPlaneEndpoint for more than one control-plane node; the gate rule of gates.ts).
  */
+import { durationSeconds } from "./duration";
 import { criSocketProblem, criSocketSchemeWarning, normalizeCriSocket } from "./criSocket";
 import { checkFeatureGateValues, kubeadmFeatureGates, nodeLocalCriSocketEnabled } from "./gates";
 import {
@@ -198,8 +199,7 @@ function checkConnection(c: Record<string, unknown>, prefix: string, node: strin
 
 /** A positive kubeadm duration in the form the scripts pass to `kubeadm token create --ttl`: `XhYmZs`. */
 function isPositiveDuration(v: unknown): v is string {
-  const m = typeof v === "string" ? /^(?:(\d{1,6})h)?(?:(\d{1,6})m)?(?:(\d{1,9})s)?$/.exec(v) : null;
-  return m !== null && v !== "" && Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0) > 0;
+  return (durationSeconds(v) ?? 0) > 0;
 }
 
 function checkInstallCommand(field: string, v: unknown, node?: string): void {

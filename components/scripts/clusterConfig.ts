@@ -7,10 +7,10 @@
  */
 import { renderScript } from "./script";
 import { shellQuote } from "./quote";
+import { KUBECTL } from "./kubectl";
 import { sha256Hex } from "./files";
 import type { StepScripts } from "./types";
 
-const KUBECTL = "kubectl --kubeconfig /etc/kubernetes/admin.conf";
 const GET = `${KUBECTL} get configmap -n kube-system kubeadm-config`;
 
 /**

@@ -3,6 +3,7 @@
  * stdout is secret (the component marks it so and turns logging off).
  */
 import { renderScript } from "./script";
+import { durationSeconds } from "../kubeadm/duration";
 import type { StepScripts } from "./types";
 import type { JoinMaterial } from "../kubeadm/kubeadmConfig";
 
@@ -17,7 +18,7 @@ import type { JoinMaterial } from "../kubeadm/kubeadmConfig";
  * @throws Error when tokenTtl is not a positive kubeadm duration (`XhYmZs`).
  */
 export function joinTokenScripts(node: string, controlPlane: boolean, tokenTtl: string): StepScripts {
-  if (!/^(?=\d)(\d+h)?(\d+m)?(\d+s)?$/.test(tokenTtl) || /^0+h?0*m?0*s?$/.test(tokenTtl)) {
+  if (!((durationSeconds(tokenTtl) ?? 0) > 0)) {
     throw new Error(`joinTokenTtl: must be a kubeadm duration such as 2h0m0s, got ${JSON.stringify(tokenTtl)}`);
   }
   return {

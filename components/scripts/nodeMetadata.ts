@@ -6,6 +6,7 @@
  */
 import { renderScript } from "./script";
 import { shellQuote } from "./quote";
+import { KUBECTL, drainCommand } from "./kubectl";
 import type { StepScripts } from "./types";
 
 /** kubeadm's legacy per-node CRI socket annotation (KEP-4656 removes it). */
@@ -27,9 +28,10 @@ export interface NodeMetadataInput {
   version: string;
   /** kubectl drain timeout for the delete, in seconds. */
   drainTimeoutSeconds: number;
+  /** kubectl drain --grace-period for the delete, seconds; undefined = each pod's own. */
+  drainGracePeriodSeconds?: number;
 }
 
-const KUBECTL = "kubectl --kubeconfig /etc/kubernetes/admin.conf";
 
 /**
  * Create/update, with one read and at most three writes: uncordon (workers, when cordoned); one
@@ -75,7 +77,7 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const del = renderScript(input.node, [
     `[ -f /etc/kubernetes/admin.conf ] || exit 0`,
     `if ${KUBECTL} get node ${node} >/dev/null 2>&1; then`,
-    `  ${KUBECTL} drain ${node} --ignore-daemonsets --delete-emptydir-data --timeout=${input.drainTimeoutSeconds}s >&2 || pk_fail "drain failed; the node stays cordoned"`,
+    `  ${drainCommand(input.node, input.drainTimeoutSeconds, input.drainGracePeriodSeconds)} >&2 || pk_fail "drain failed; the node stays cordoned"`,
     `  ${KUBECTL} delete node ${node} >&2`,
     `fi`,
   ]);

@@ -5,10 +5,10 @@
  */
 import { renderScript } from "./script";
 import { shellQuote } from "./quote";
+import { KUBECTL, drainCommand } from "./kubectl";
 import { KUBELET_FILES } from "../kubeadm/nodeFiles";
 import type { StepScripts } from "./types";
 
-const KUBECTL = "kubectl --kubeconfig /etc/kubernetes/admin.conf";
 
 /** What the drain step needs. */
 export interface DrainInput {
@@ -27,12 +27,11 @@ export interface DrainInput {
  */
 export function drainScripts(input: DrainInput): StepScripts {
   const node = shellQuote(input.node);
-  const grace = input.gracePeriodSeconds !== undefined ? ` --grace-period=${input.gracePeriodSeconds}` : "";
   const create = renderScript(input.node, [
     `have=$(${KUBECTL} get node ${node} -o jsonpath='{.status.nodeInfo.kubeletVersion}') || pk_fail "cannot read the Node"`,
     `if [ "$have" = ${shellQuote(input.version)} ]; then echo "kubelet at ${input.version}: no drain"; exit 0; fi`,
     `err=$(mktemp); trap 'rm -f "$err"' EXIT`,
-    `if ! ${KUBECTL} drain ${node} --ignore-daemonsets --delete-emptydir-data --timeout=${input.timeoutSeconds}s${grace} >&2 2>"$err"; then`,
+    `if ! ${drainCommand(input.node, input.timeoutSeconds, input.gracePeriodSeconds)} >&2 2>"$err"; then`,
     `  cat "$err" >&2`,
     `  pk_fail "drain failed, the node stays cordoned and the rollout stops here: $(tail -n 1 "$err")"`,
     `fi`,

@@ -1,0 +1,17 @@
+/**
+ * kubectl as the node scripts run it on the first control-plane node: with the admin kubeconfig
+ * kubeadm wrote there (DESIGN.md: cluster-side edits run there, in step order).
+ */
+import { shellQuote } from "./quote";
+
+/** `kubectl` with kubeadm's admin kubeconfig. */
+export const KUBECTL = "kubectl --kubeconfig /etc/kubernetes/admin.conf";
+
+/**
+ * The `kubectl drain` command for a node (it cordons first): DaemonSet pods ignored, emptyDir data
+ * deleted, `--timeout` in seconds, `--grace-period` when given (else each pod's own).
+ */
+export function drainCommand(node: string, timeoutSeconds: number, gracePeriodSeconds?: number): string {
+  const grace = gracePeriodSeconds !== undefined ? ` --grace-period=${gracePeriodSeconds}` : "";
+  return `${KUBECTL} drain ${shellQuote(node)} --ignore-daemonsets --delete-emptydir-data --timeout=${timeoutSeconds}s${grace}`;
+}
