@@ -1,0 +1,148 @@
+/**
+ * The fidelity test's own parts: the cases it renders, how it compares and reports, and the
+ * throwaway node it runs commands in. (`npm run fidelity` runs the comparison itself.)
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parseAllDocuments } from "yaml";
+import { FidelityCase, GATES, INPUTS, allCases, minorOf, phaseArgs, renderConfig, socketPaths } from "./cases";
+import { OUTCOME, compareArtifacts, outcomeText, readArtifacts } from "./compare";
+import { KnownDifference, knownDifference } from "./known";
+import { CaseResult, cellText, counts, renderTable } from "./report";
+import { runInNamespace, prepareRoot } from "./namespace";
+import { parseOptions } from "./run";
+
+const input = (id: string) => INPUTS.find((i) => i.id === id)!;
+const kase = (version: string, gate: FidelityCase["gate"], id: string): FidelityCase => ({ version, minor: minorOf(version), gate, input: input(id) });
+
+describe("cases", () => {
+  test("every version x gate x input, in table order", () => {
+    const cs = allCases(["v1.33.13", "v1.37.2"]);
+    expect(cs).toHaveLength(2 * GATES.length * INPUTS.length);
+    expect(cs[0]).toMatchObject({ version: "v1.33.13", minor: 33, gate: "default", input: { id: "detected" } });
+    expect(cs[cs.length - 1]).toMatchObject({ version: "v1.37.2", minor: 37, gate: "off", input: { id: INPUTS[INPUTS.length - 1].id } });
+  });
+
+  test("the config names the gate only when the case sets it, and the patches only in patch-config", () => {
+    const docs = (c: FidelityCase) => parseAllDocuments(renderConfig(c)).map((d) => d.toJS() as Record<string, any>);
+    const [init, cluster] = docs(kase("v1.34.4", "default", "detected"));
+    expect(init.kind).toBe("InitConfiguration");
+    expect(init.nodeRegistration).toEqual({ name: "node-1" });
+    expect(cluster).toEqual({ apiVersion: "kubeadm.k8s.io/v1beta4", kind: "ClusterConfiguration", kubernetesVersion: "v1.34.4" });
+    expect(docs(kase("v1.32.13", "off", "declared"))[1].featureGates).toEqual({ NodeLocalCRISocket: false });
+    expect(docs(kase("v1.32.13", "on", "declared"))[0].nodeRegistration.criSocket).toBe("unix:///var/run/crio/crio.sock");
+    expect(docs(kase("v1.32.13", "on", "patch-config"))[0].patches).toEqual({ directory: "/etc/kubernetes/fidelity-patches" });
+    expect(docs(kase("v1.32.13", "on", "patch-flag"))[0].patches).toBeUndefined();
+    expect(phaseArgs(kase("v1.32.13", "on", "patch-flag"))).toEqual([
+      "init", "phase", "kubelet-start", "--config", "/etc/kubernetes/fidelity-config.yaml", "--patches", "/etc/kubernetes/fidelity-patches",
+    ]);
+    expect(docs(kase("v1.32.13", "on", "extra-args"))[0].nodeRegistration.kubeletExtraArgs).toEqual([
+      { name: "v", value: "2" },
+      { name: "node-ip", value: "10.0.0.5" },
+    ]);
+  });
+
+  test("sockets: the input's runtimes and the patched socket", () => {
+    expect(socketPaths(input("declared"))).toEqual(["/run/containerd/containerd.sock", "/run/crio/crio.sock", "/run/patched.sock"]);
+  });
+});
+
+describe("comparison", () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), "fidelity-test-"))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test("outcome keeps the error and drops klog lines", () => {
+    expect(outcomeText(0, "W1201 00:48:04.330477   12302 version.go:108] noise\n")).toBe("ok\n");
+    expect(outcomeText(1, "W1201 00:48:04.330477   12302 initconfiguration.go:120] warn\nerror: bad\nTo see the stack trace\n")).toBe(
+      "exit 1:\nerror: bad\nTo see the stack trace\n",
+    );
+  });
+
+  test("one byte, a mode, or a missing file makes a difference; identical files do not", () => {
+    const write = (side: string, text: string, mode: number) => {
+      const f = path.join(dir, side, "var/lib/kubelet/a.yaml");
+      fs.mkdirSync(path.dirname(f), { recursive: true });
+      fs.writeFileSync(f, text);
+      fs.chmodSync(f, mode);
+    };
+    const files = ["/var/lib/kubelet/a.yaml", "/var/lib/kubelet/absent"];
+    write("r", "x: 1\n", 0o644);
+    write("s", "x: 1\n", 0o644);
+    const same = compareArtifacts(readArtifacts(path.join(dir, "r"), files, 0, ""), readArtifacts(path.join(dir, "s"), files, 0, ""));
+    expect(same.map((c) => [c.name, c.same])).toEqual([[OUTCOME, true], [files[0], true], [files[1], true]]);
+
+    write("s", "x: 2\n", 0o644);
+    const byte = compareArtifacts(readArtifacts(path.join(dir, "r"), files, 0, ""), readArtifacts(path.join(dir, "s"), files, 0, ""));
+    expect(byte[1].same).toBe(false);
+    expect(byte[1].diff).toContain("-x: 1\n+x: 2\n");
+    expect(byte[1].diff).toMatch(/^--- real kubeadm\n\+\+\+ stand-in\n/);
+
+    write("s", "x: 1\n", 0o600);
+    const mode = compareArtifacts(readArtifacts(path.join(dir, "r"), files, 0, ""), readArtifacts(path.join(dir, "s"), files, 0, ""));
+    expect(mode[1].diff).toContain("-(mode 644)\n+(mode 600)\n");
+
+    fs.rmSync(path.join(dir, "s", files[0]));
+    const gone = compareArtifacts(readArtifacts(path.join(dir, "r"), files, 0, ""), readArtifacts(path.join(dir, "s"), files, 1, "error: no"));
+    expect(gone.filter((c) => !c.same).map((c) => c.name)).toEqual([OUTCOME, files[0]]);
+    expect(gone[1].diff).toContain("+(no such file)");
+  });
+
+  test("a known difference covers only its minors, gates, inputs and artifact", () => {
+    const k: KnownDifference = { id: "k1", minors: [33, 34], gates: ["off"], inputs: ["detected"], artifact: "/var/lib/kubelet/config.yaml", reason: "r" };
+    expect(knownDifference(kase("v1.34.4", "off", "detected"), "/var/lib/kubelet/config.yaml", [k])).toBe(k);
+    expect(knownDifference(kase("v1.35.4", "off", "detected"), "/var/lib/kubelet/config.yaml", [k])).toBeUndefined();
+    expect(knownDifference(kase("v1.34.4", "on", "detected"), "/var/lib/kubelet/config.yaml", [k])).toBeUndefined();
+    expect(knownDifference(kase("v1.34.4", "off", "declared"), "/var/lib/kubelet/config.yaml", [k])).toBeUndefined();
+    expect(knownDifference(kase("v1.34.4", "off", "detected"), OUTCOME, [k])).toBeUndefined();
+  });
+
+  test("table cells and counts: unexplained differences fail", () => {
+    const k: KnownDifference = { id: "k1", minors: [34, 34], artifact: OUTCOME, reason: "r" };
+    const r = (c: FidelityCase, diffs: CaseResult["differences"]): CaseResult => ({ case: c, standinCommand: "init", comparisons: [], differences: diffs });
+    const results = [
+      r(kase("v1.34.4", "default", "detected"), []),
+      r(kase("v1.34.4", "on", "detected"), [{ artifact: "/var/lib/kubelet/config.yaml", known: undefined, diff: "d" }]),
+      r(kase("v1.34.4", "off", "detected"), [{ artifact: OUTCOME, known: k, diff: "d" }]),
+    ];
+    expect(results.map((x) => cellText(x))).toEqual(["same", "config.yaml (NEW)", "outcome (k1)"]);
+    expect(counts(results)).toEqual({ passed: 2, failed: 1 });
+    const table = renderTable(results, ["v1.34.4"]).split("\n");
+    expect(table[0]).toBe(`| kubeadm | NodeLocalCRISocket | ${INPUTS.map((i) => i.id).join(" | ")} |`);
+    expect(table[2]).toBe(`| v1.34.4 | absent | same | ${INPUTS.slice(1).map(() => "-").join(" | ")} |`);
+    expect(table[3]).toMatch(/^\| v1\.34\.4 \| true \| config\.yaml \(NEW\) \|/);
+  });
+
+  test("options", () => {
+    expect(parseOptions(["--versions", "v1.34.4,1.36", "--jobs=1", "--keep"])).toEqual({ versions: ["v1.34.4", "1.36"], jobs: 1, keep: true });
+    expect(() => parseOptions(["--jobs", "0"])).toThrow(/positive/);
+    expect(() => parseOptions(["--bogus"])).toThrow(/unknown argument/);
+  });
+});
+
+describe("throwaway node", () => {
+  const root = () => fs.mkdtempSync(path.join(os.tmpdir(), "fidelity-ns-"));
+  const canNamespace = process.getuid?.() === 0;
+  (canNamespace ? test : test.skip)("own hostname, listening sockets, node paths land in the host folder only", async () => {
+    const dir = root();
+    try {
+      const r = path.join(dir, "root");
+      prepareRoot(r);
+      const marker = `fidelity-${process.pid}-${Date.now()}`;
+      const res = await runInNamespace({
+        root: r,
+        hostname: "node-x",
+        sockets: ["/run/containerd/containerd.sock"],
+        command: ["bash", "-c", `hostname; test -S /run/containerd/containerd.sock && echo sock; echo hi > /var/lib/kubelet/${marker}; echo $PATH; exit 3`],
+      });
+      expect(res.code).toBe(3);
+      expect(res.stdout.split("\n").slice(0, 3)).toEqual(["node-x", "sock", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]);
+      expect(fs.readFileSync(path.join(r, "var/lib/kubelet", marker), "utf8")).toBe("hi\n");
+      expect(fs.existsSync(path.join("/var/lib/kubelet", marker))).toBe(false);
+      expect(fs.existsSync(path.join(r, "run/containerd/containerd.sock"))).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

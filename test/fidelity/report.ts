@@ -1,0 +1,54 @@
+/**
+ * The fidelity table: one row per minor and gate setting, one column per input, each cell `same`
+ * or what differs (against the known differences, which carry their explanation).
+ */
+import { FidelityCase, GATES, INPUTS } from "./cases";
+import { ArtifactComparison, OUTCOME } from "./compare";
+import { KnownDifference } from "./known";
+
+/** One case's result. */
+export interface CaseResult {
+  case: FidelityCase;
+  /** the stand-in command that wrote the files (`init phase kubelet-start`, or `init` as fallback) */
+  standinCommand: string;
+  comparisons: ArtifactComparison[];
+  /** differing artifacts, each with the known difference that explains it (undefined: unexplained) */
+  differences: { artifact: string; known: KnownDifference | undefined; diff: string }[];
+}
+
+/** Short artifact names for table cells. */
+export function shortName(artifact: string): string {
+  if (artifact === OUTCOME) return "outcome";
+  return artifact.replace(/^.*\//, "");
+}
+
+/** The text of one cell: `same`, or the differing artifacts (a known one marked with its id). */
+export function cellText(r: CaseResult | undefined): string {
+  if (!r) return "-";
+  if (r.differences.length === 0) return "same";
+  return r.differences.map((d) => `${shortName(d.artifact)}${d.known ? ` (${d.known.id})` : " (NEW)"}`).join(", ");
+}
+
+/** The gate column text: default, true, false. */
+export function gateText(g: FidelityCase["gate"]): string {
+  return g === "default" ? "absent" : g === "on" ? "true" : "false";
+}
+
+/** A markdown table, rows minor x gate, columns the inputs, phase `init phase kubelet-start`. */
+export function renderTable(results: CaseResult[], versions: readonly string[]): string {
+  const head = ["kubeadm", "NodeLocalCRISocket", ...INPUTS.map((i) => i.id)];
+  const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
+  for (const v of versions) {
+    for (const g of GATES) {
+      const cells = INPUTS.map((i) => cellText(results.find((r) => r.case.version === v && r.case.gate === g && r.case.input.id === i.id)));
+      lines.push(`| ${v} | ${gateText(g)} | ${cells.join(" | ")} |`);
+    }
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** Pass/fail counts: a case passes when every difference it shows is a known one. */
+export function counts(results: CaseResult[]): { passed: number; failed: number } {
+  const failed = results.filter((r) => r.differences.some((d) => !d.known)).length;
+  return { passed: results.length - failed, failed };
+}
