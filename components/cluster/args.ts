@@ -98,6 +98,12 @@ export interface ClusterArgs {
    */
   installCommand?: string;
   /**
+   * Whether to build `provider`, a `@pulumi/kubernetes` Provider for the new cluster. Default true.
+   * Set false where the kubernetes resource plugin is not installed (it is loaded as soon as the
+   * Provider is registered, at preview) or where the program makes its own Provider from `kubeconfig`.
+   */
+  kubernetesProvider?: boolean;
+  /**
    * The version the cluster runs now, when known (the root program reads it from this stack's last
    * outputs). Used at preview: a skipped minor or a downgrade is refused, and the plan says "from X to Y".
    */

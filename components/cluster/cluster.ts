@@ -106,8 +106,11 @@ function detectedEndpoint(node: string, stdout: string): string {
 export class Cluster extends pulumi.ComponentResource {
   /** The admin kubeconfig of the cluster (secret). */
   public readonly kubeconfig: pulumi.Output<string>;
-  /** A `@pulumi/kubernetes` Provider built from `kubeconfig`, for deploying workloads onto the cluster. */
-  public readonly provider: k8s.Provider;
+  /**
+   * A `@pulumi/kubernetes` Provider built from `kubeconfig`, for deploying workloads onto the cluster;
+   * undefined when `kubernetesProvider` is false.
+   */
+  public readonly provider: k8s.Provider | undefined;
   /** Per-node status: name, role, resolved CRI endpoint, node-local or not. */
   public readonly nodes: pulumi.Output<NodeStatus[]>;
   /** The ordered steps in plain words, known at preview time (fails the preview on a version step kubeadm refuses). */
@@ -241,7 +244,8 @@ export class Cluster extends pulumi.ComponentResource {
     }
 
     this.kubeconfig = pulumi.secret(out(`${cp1.name}-kubeconfig`));
-    this.provider = new k8s.Provider(`${name}-provider`, { kubeconfig: this.kubeconfig }, { parent: this });
+    this.provider =
+      args.kubernetesProvider === false ? undefined : new k8s.Provider(`${name}-provider`, { kubeconfig: this.kubeconfig }, { parent: this });
     this.nodes = pulumi.all(
       cluster.nodes.map((n) =>
         (endpoints.get(n.name) as pulumi.Output<string>).apply(

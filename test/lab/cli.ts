@@ -5,7 +5,8 @@
  *   up [--nodes N | <stack file>] [--version v1.33.2]   start lab nodes (nodes/)
  *   down                                                stop the lab's processes, remove .lab/ (nodes/)
  *   ssh <node> [command...]                             run a command on a node (nodes/)
- *   preview <stack file> | apply <stack file> | destroy run the root program (runner/)
+ *   preview | apply | destroy | refresh <stack file>   pulumi preview/up/destroy/refresh on the lab
+ *                                                       stack, by the real Pulumi CLI (engine/)
  *   kubectl ...                                         ask the stand-in cluster store (standin/)
  */
 type Handler = (args: string[]) => Promise<number>;
@@ -14,9 +15,10 @@ const commands: Record<string, () => Promise<Handler>> = {
   up: async () => (await import("./nodes/cli")).up,
   down: async () => (await import("./nodes/cli")).down,
   ssh: async () => (await import("./nodes/cli")).ssh,
-  preview: async () => (await import("./runner/cli")).preview,
-  apply: async () => (await import("./runner/cli")).apply,
-  destroy: async () => (await import("./runner/cli")).destroy,
+  preview: async () => (await import("./engine/cli")).preview,
+  apply: async () => (await import("./engine/cli")).apply,
+  destroy: async () => (await import("./engine/cli")).destroy,
+  refresh: async () => (await import("./engine/cli")).refresh,
   kubectl: async () => (await import("./standin/cli")).kubectl,
 };
 

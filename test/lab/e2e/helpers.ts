@@ -1,13 +1,15 @@
 /**
  * End-to-end helpers: a lab of real sshd nodes with the kubeadm stand-in, the real root program run by
- * the lab runner, and readers for what ended up on the nodes and in the stand-in's cluster store.
+ * the REAL Pulumi CLI and engine (test/lab/engine), and readers for what ended up on the nodes, in the
+ * stand-in's cluster store and in the nodes' own sshd logs.
  */
 import { mkdirSync, readFileSync, existsSync, rmSync, writeFileSync } from "fs";
 import { join } from "path";
 import { stringify } from "yaml";
-import { startLab, stopLab, hostPathOf, readStackFile, REPO_ROOT } from "../nodes";
-import { runProgram } from "../runner/engine";
-import type { RunResult } from "../runner/types";
+import { startLab, stopLab, hostPathOf, readStackFile, readLab, countSince, logOffsets, REPO_ROOT } from "../nodes";
+import { labStack } from "../engine/stack";
+import { LabRunResult, Mode, RunOptions, runStack } from "../engine/run";
+import { pulumiPaths } from "../engine/paths";
 
 /** The e2e tests' own lab folder, apart from a developer's `.lab`. */
 export const LAB_DIR = join(REPO_ROOT, ".lab-e2e");
@@ -47,6 +49,7 @@ export function writeStack(name: string, version: string, nodes: TestNode[], ext
     "kubeadm:kubernetesVersion": version,
     "kubeadm:controlPlaneEndpoint": `${address(0)}:6443`,
     "kubeadm:clusterName": "e2e",
+    "kubeadm:kubernetesProvider": false,
     "kubeadm:kubeletSettleSeconds": 0,
     "kubeadm:nodes": nodes.map((n, i) => ({
       name: n.name,
@@ -66,7 +69,8 @@ export function writeStack(name: string, version: string, nodes: TestNode[], ext
 /** Start (replacing any) e2e lab for a stack file, with stand-in durations; new machines, so no stack state. */
 export async function labUp(stackFile: string, durations: Record<string, number> = {}): Promise<void> {
   await startLab({ spec: readStackFile(stackFile), labDir: LAB_DIR, ifRunning: "replace" });
-  rmSync(join(LAB_DIR, "state"), { recursive: true, force: true });
+  const p = pulumiPaths(LAB_DIR);
+  for (const d of [p.state, p.project]) rmSync(d, { recursive: true, force: true });
   const configPath = join(LAB_DIR, "config.json");
   const config = JSON.parse(readFileSync(configPath, "utf8"));
   config.durations = { ...config.durations, ...durations };
@@ -77,10 +81,66 @@ export async function labDown(): Promise<void> {
   await stopLab({ labDir: LAB_DIR });
 }
 
-/** `apply` (or preview) of the real root program with this stack; progress lines collected. */
-export async function run(stackFile: string, mode: "apply" | "preview" | "destroy" = "apply", log: string[] = []): Promise<RunResult & { log: string[] }> {
-  const result = await runProgram({ mode, stackFile, labDir: LAB_DIR, log: (line: string) => void log.push(line) });
-  return { ...result, log };
+/** One Command resource of a run, as the engine reported it. */
+export interface E2eResource {
+  name: string;
+  /** The engine's operation: create, update, delete, replace, create-replacement, delete-replaced... */
+  op: string;
+  /** False when the engine reported the operation failed. */
+  ok: boolean;
+  /** The engine's error diagnostics for this resource. */
+  error?: string;
+  /** The operation when the engine ran it (not in a preview), else empty. */
+  ran: string[];
+}
+
+/** A run of the real engine on the e2e lab, in the shape the e2e tests read. */
+export interface E2eRun {
+  ok: boolean;
+  /** Errors not tied to one Command resource (the program threw, the CLI refused), when the run failed. */
+  errors: string[];
+  /** The Command resources the engine planned or ran an operation on (unchanged ones are not listed). */
+  resources: E2eResource[];
+  outputs: Record<string, unknown>;
+  /** SSH connections each node's sshd accepted during the run, by `address:port` (zero counts left out). */
+  sshSessions: Record<string, number>;
+  engine: LabRunResult;
+  log: string[];
+}
+
+const COMMAND = "command:remote:Command";
+
+/** `pulumi up` (or preview, destroy, refresh) of the real root program with this stack file, on the real engine. */
+export async function run(stackFile: string, mode: "apply" | Mode = "apply", log: string[] = [], opts: RunOptions = {}): Promise<E2eRun> {
+  const nodes = readLab({ labDir: LAB_DIR });
+  const offsets = logOffsets(LAB_DIR, nodes.map((n) => n.name));
+  const lab = await labStack({ stackFile, labDir: LAB_DIR });
+  const engine = await runStack(lab.stack, mode === "apply" ? "up" : mode, opts);
+  log.push(...engine.output.split("\n"));
+  const counts = countSince(LAB_DIR, offsets);
+  const sshSessions: Record<string, number> = {};
+  for (const n of nodes) if ((counts[n.name]?.accepted ?? 0) > 0) sshSessions[`${n.address}:${n.port ?? 22}`] = counts[n.name]!.accepted;
+  const errorsOf = (name: string) => engine.diagnostics.filter((d) => d.startsWith(`error ${name}: `)).map((d) => d.slice(`error ${name}: `.length));
+  const resources = engine.steps
+    .filter((st) => st.type === COMMAND)
+    .map((st): E2eResource => {
+      const errors = errorsOf(st.name);
+      return {
+        name: st.name,
+        op: st.op,
+        ok: st.done !== false,
+        ...(errors.length > 0 ? { error: errors.join("\n") } : {}),
+        ran: mode !== "preview" && st.done !== undefined ? [st.op] : [],
+      };
+    });
+  const commandNames = new Set(resources.map((r) => r.name));
+  const errors = engine.ok
+    ? []
+    : (() => {
+        const other = engine.diagnostics.filter((d) => d.startsWith("error ") && !commandNames.has(d.slice(6, d.indexOf(": "))));
+        return other.length > 0 || resources.some((r) => !r.ok) ? other : [engine.error ?? "failed"];
+      })();
+  return { ok: engine.ok, errors, resources, outputs: engine.outputs, sshSessions, engine, log };
 }
 
 /** A file on a node, or undefined when absent. */
@@ -95,7 +155,7 @@ export function storeNodes(): Record<string, { metadata: { labels: Record<string
 }
 
 /** Resources of a run whose commands ran, by operation. */
-export function ran(result: RunResult): string[] {
+export function ran(result: E2eRun): string[] {
   return result.resources.filter((r) => r.ran.length > 0).map((r) => `${r.name}:${r.ran.join(",")}`);
 }
 

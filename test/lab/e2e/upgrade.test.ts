@@ -5,14 +5,14 @@
  * is upgraded twice.
  */
 import { CONTAINERD, LAB_DIR, LAB_INSTALL, MIXED, MIXED_ENDPOINTS, clusterConfiguration, criStates, expectedCriStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack } from "./helpers";
-import type { RunResult } from "../runner/types";
+import type { E2eRun } from "./helpers";
 
 jest.setTimeout(300_000);
 afterAll(labDown);
 
 const names = MIXED.map((n) => n.name);
 
-function ok(result: RunResult): void {
+function ok(result: E2eRun): void {
   expect({ errors: result.errors, failed: result.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ errors: [], failed: [] });
 }
 
@@ -84,7 +84,7 @@ test("a drain that fails on the second worker stops the rollout there; a re-run 
 
   const first = await run(at("v1.34.2"));
   expect(first.ok).toBe(false);
-  const failed = first.resources.filter((r) => !r.ok && !r.skipped);
+  const failed = first.resources.filter((r) => !r.ok);
   expect(failed.map((r) => r.name)).toEqual(["e2e-worker-2-drain"]);
   expect(failed[0]?.error).toContain("pulumi-kubeadm: node worker-2: drain failed, the node stays cordoned and the rollout stops here");
   expect(failed[0]?.error).toContain("disruption budget");
@@ -121,7 +121,7 @@ test("a kubelet that fails after the config change: backups restored, kubelet he
 
   const result = await run(at({ NodeLocalCRISocket: true }));
   expect(result.ok).toBe(false);
-  const failed = result.resources.filter((r) => !r.ok && !r.skipped);
+  const failed = result.resources.filter((r) => !r.ok);
   expect(failed.map((r) => r.name)).toEqual(["e2e-worker-1-kubelet-files"]);
   expect(failed[0]?.error).toContain("pulumi-kubeadm: node worker-1: the kubelet was unhealthy after its files changed; the files were restored from their backups and the kubelet restarted");
   expect(nodeFile("worker-1", "/var/lib/kubelet/kubeadm-flags.env")).toBe(flagsBefore);

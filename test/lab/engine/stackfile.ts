@@ -1,53 +1,35 @@
 /**
- * Reads a stack file (`Pulumi.<stack>.yaml`) into the config map `pulumi.runtime.setAllConfig` takes.
+ * A lab stack file (`Pulumi.<stack>.yaml`) turned into the stack settings the real CLI reads, with the
+ * lab's injections, each only when the stack file does not set the value itself:
  *
- * - `config:` maps `kubeadm:key` (or a bare `key`, which Pulumi puts in the project namespace) to a
- *   value; objects and arrays are passed as JSON text, as the Pulumi CLI does for `requireObject`.
- * - A `{ secure: ... }` value (anywhere) is ciphertext only the Pulumi CLI can decrypt: refused.
- * - Lab injections, each only when the stack file does not set the value itself:
- *   - `kubeadm:sshPrivateKey` (secret) from `<labDir>/ssh/id_ed25519`;
- *   - each node's `hostKey` in `kubeadm:nodes` from `<labDir>/nodes/<name>/node.json`, matched by the
- *     node's `host` (= node.json `address`) and port (22 when unset).
+ * - `kubeadm:sshPrivateKey` (set as a SECRET through the CLI) from `<labDir>/ssh/id_ed25519`;
+ * - each node's `hostKey` in `kubeadm:nodes` from `<labDir>/nodes/<name>/node.json`, matched by the
+ *   node's `host` (= node.json `address`) and port (22 when unset).
+ *
+ * Lab-only keys (`lab:*`, read by test/lab/nodes) stay in the file; the program never reads them.
  */
 import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
 
-export interface StackConfig {
+export interface LabStackConfig {
   stack: string;
-  /** `namespace:key` → value text, as setAllConfig wants. */
-  config: Record<string, string>;
-  /** Keys whose values are secret (setAllConfig's secretKeys). */
-  secretKeys: string[];
-  /** What the runner injected, for the run's log (no values). */
+  /** The `config:` map to write into the stack settings (plain values, structured as in the file). */
+  config: Record<string, unknown>;
+  /** Secret values to set with `pulumi config set --secret`, by key. */
+  secrets: Record<string, string>;
+  /** What was injected, for the run's log (no values). */
   injected: string[];
 }
 
 export class StackFileError extends Error {}
 
-/** `Pulumi.dev.yaml` → `dev`. */
+/** `Pulumi.dev.yaml` → `dev`. @throws StackFileError on another name. */
 export function stackNameOf(stackFile: string): string {
   const base = path.basename(stackFile);
   const m = /^Pulumi\.(.+)\.ya?ml$/.exec(base);
   if (!m) throw new StackFileError(`${stackFile}: a stack file is named Pulumi.<stack>.yaml`);
   return m[1]!;
-}
-
-function findSecure(v: unknown, at: string): string | undefined {
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const f = findSecure(v[i], `${at}[${i}]`);
-      if (f) return f;
-    }
-  } else if (typeof v === "object" && v !== null) {
-    const o = v as Record<string, unknown>;
-    if ("secure" in o && Object.keys(o).length === 1) return at;
-    for (const [k, e] of Object.entries(o)) {
-      const f = findSecure(e, `${at}.${k}`);
-      if (f) return f;
-    }
-  }
-  return undefined;
 }
 
 interface LabNode {
@@ -74,47 +56,30 @@ function labNodes(labDir: string): LabNode[] {
 }
 
 /**
- * The stack file's config for `setAllConfig`, with the lab injections of the module comment taken
- * from `labDir` (the injected list names the files they came from).
- * @throws StackFileError on a badly named file or an encrypted `secure:` value; the fs/YAML errors of
- *   an unreadable or unparseable file.
+ * The stack file's config with the lab injections of the module comment, taken from `labDir`.
+ * @throws StackFileError on a badly named file; the fs/YAML errors of an unreadable or unparseable file.
  */
-export function readStackFile(stackFile: string, project: string, labDir: string): StackConfig {
+export function readLabStackFile(stackFile: string, project: string, labDir: string): LabStackConfig {
   const stack = stackNameOf(stackFile);
   const doc = (YAML.parse(fs.readFileSync(stackFile, "utf8")) ?? {}) as { config?: Record<string, unknown> };
-  const raw = doc.config ?? {};
-  const config: Record<string, string> = {};
-  const secretKeys: string[] = [];
+  const config: Record<string, unknown> = { ...(doc.config ?? {}) };
+  const secrets: Record<string, string> = {};
   const injected: string[] = [];
-  const values: Record<string, unknown> = {};
-  for (const [k0, v] of Object.entries(raw)) {
-    const key = k0.includes(":") ? k0 : `${project}:${k0}`;
-    const secure = findSecure(v, key);
-    if (secure !== undefined) {
-      throw new StackFileError(
-        `${stackFile}: ${secure} is an encrypted "secure:" value, which only the Pulumi CLI can decrypt, ` +
-          `and it is not available here. For the lab, put the value in plain text (the lab's own key is ` +
-          `injected for ${project}:sshPrivateKey when the file has none).`,
-      );
-    }
-    values[key] = v;
-  }
+  const key = (k: string) => (config[k] !== undefined ? k : config[`${project}:${k}`] !== undefined ? `${project}:${k}` : undefined);
 
-  const keyKey = `${project}:sshPrivateKey`;
-  if (values[keyKey] === undefined) {
+  if (key("sshPrivateKey") === undefined) {
     const keyFile = path.join(labDir, "ssh", "id_ed25519");
     if (fs.existsSync(keyFile)) {
-      values[keyKey] = fs.readFileSync(keyFile, "utf8");
-      injected.push(`${keyKey} from ${keyFile}`);
+      secrets[`${project}:sshPrivateKey`] = fs.readFileSync(keyFile, "utf8");
+      injected.push(`${project}:sshPrivateKey (secret) from ${keyFile}`);
     }
   }
-  if (values[keyKey] !== undefined) secretKeys.push(keyKey);
 
-  const nodesKey = `${project}:nodes`;
-  const nodes = values[nodesKey];
-  if (Array.isArray(nodes)) {
+  const nodesKey = key("nodes");
+  const nodes = nodesKey ? config[nodesKey] : undefined;
+  if (nodesKey && Array.isArray(nodes)) {
     const known = labNodes(labDir);
-    values[nodesKey] = nodes.map((n: unknown) => {
+    config[nodesKey] = nodes.map((n: unknown) => {
       if (typeof n !== "object" || n === null) return n;
       const node = n as Record<string, unknown>;
       if (node["hostKey"] !== undefined || typeof node["host"] !== "string") return node;
@@ -125,9 +90,5 @@ export function readStackFile(stackFile: string, project: string, labDir: string
       return { ...node, hostKey: match.hostKey };
     });
   }
-
-  for (const [k, v] of Object.entries(values)) {
-    config[k] = typeof v === "string" ? v : JSON.stringify(v);
-  }
-  return { stack, config, secretKeys, injected };
+  return { stack, config, secrets, injected };
 }

@@ -12,3 +12,5 @@ export { readStackFile, labSpecFromStackText } from "./stackfile";
 export { DEFAULT_VERSION, RUNTIMES, RUNTIME_SOCKETS, canonicalVersion, runtimeOfCriSocket } from "./spec";
 export type { LabSpec, NodeSpec, Runtime } from "./spec";
 export { DEFAULT_LAB_DIR, REPO_ROOT, hostPathOf, labPaths, nodePaths } from "./paths";
+export { ACCEPTED, STARTING, countLines, countSince, logOffsets } from "./sshdlog";
+export type { LogCounts } from "./sshdlog";

@@ -4,7 +4,7 @@
  * not count.
  */
 import * as fs from "fs";
-import { nodePaths } from "../nodes";
+import { nodePaths } from "./paths";
 
 /** One line per accepted connection (publickey auth): what the benchmark counts. */
 export const ACCEPTED = /Accepted publickey for /;

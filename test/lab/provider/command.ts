@@ -1,5 +1,5 @@
 /**
- * Runs one command of a `command:remote:Command` the way pulumi-command's remote provider does
+ * Runs one command of a `command:remote:Command` the way pulumi-command 1.2.1's remote provider does
  * (provider/pkg/provider/remote/commandOutputs.go and connection.go, pulumi/pulumi-command):
  *
  * - one SSH session per command; the command text is the session's command (`session.Run(cmd)`);
@@ -8,19 +8,19 @@
  *   (default 10, -1 = unlimited) times; `hostKey` checked only when set;
  * - `environment`: one SSH setenv per entry; a refused setenv FAILS the command with
  *   `could not set environment variable "K": ssh: setenv failed`. OpenSSH's client does not report
- *   refusals, so the runner decides as the server would, from `acceptEnv` (default: Debian sshd's
+ *   refusals, so this decides as the server would, from `acceptEnv` (default: Debian sshd's
  *   `AcceptEnv LANG LC_*`);
- * - `addPreviousOutputInEnv` (default true): on update/delete the previous stdout/stderr go as
- *   PULUMI_COMMAND_STDOUT / PULUMI_COMMAND_STDERR through setenv; a refusal only warns;
+ * - `addPreviousOutputInEnv` (default true): the previous stdout/stderr go as PULUMI_COMMAND_STDOUT /
+ *   PULUMI_COMMAND_STDERR through setenv; a refusal only warns;
  * - a non-zero exit becomes `Process exited with status N: running "<cmd>":\n<stdout+stderr>`
- *   (Go's %w: running %q); on success stdout and stderr lose ONE trailing newline;
- * - `logging` (default stdoutAndStderr) chooses which streams are logged while running; the runner
- *   additionally never prints any output of a `logging: "none"` command, not even in an error
- *   (pulumi-command quotes the output in the error text regardless; we deliberately do not).
+ *   (Go's `%w: running %q`), whatever `logging` says: like the real provider, the error quotes the
+ *   whole command and its output;
+ * - on success stdout and stderr lose ONE trailing newline;
+ * - `logging` (default stdoutAndStderr) chooses which streams are logged, line by line, at info.
  */
 import { ExecResult, Executor, LogFn } from "./types";
-import { Masker } from "./secrets";
 
+/** The `command:remote:Command` inputs this module reads (secrets already revealed). */
 export interface CommandProps {
   connection?: Record<string, unknown>;
   environment?: Record<string, string>;
@@ -30,49 +30,53 @@ export interface CommandProps {
 }
 
 export interface RunCommandOptions {
-  /** Resource name, the prefix of every printed line. */
-  name: string;
-  /** What runs: `create`, `update`, `delete`, `delete(old)`: for printing only. */
-  label: string;
   command: string;
   props: CommandProps;
+  /** The resource's last stdout/stderr (update and delete). */
   previous?: { stdout: string; stderr: string };
   executor: Executor;
   log: LogFn;
-  masker: Masker;
-  acceptEnv: string[];
-  dialRetryDelayMs: number;
-  /** Called once per SSH session opened, with `host:port`. */
-  onSession: (hostPort: string) => void;
+  /** Names the SSH servers accept (sshd AcceptEnv); default Debian's `LANG LC_*`. */
+  acceptEnv?: string[];
+  /** Base delay between dial retries; default 500 ms. */
+  dialRetryDelayMs?: number;
 }
 
+/** A failed command, with pulumi-command's error text. */
 export class CommandError extends Error {}
 
 function envAccepted(name: string, patterns: string[]): boolean {
   return patterns.some((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`).test(name));
 }
 
+/** True when `logging` (pulumi-command's enum, default stdoutAndStderr) logs that stream. */
 export function shouldLog(logging: string | undefined, stream: "stdout" | "stderr"): boolean {
   const l = logging ?? "stdoutAndStderr";
   return l === "stdoutAndStderr" || l === stream;
 }
 
-/** Runs the command; resolves with its stdout/stderr (one trailing newline trimmed) or throws a masked CommandError. */
+const SETENV_HINT =
+  "This only works if your SSH server is configured to accept these variables via AcceptEnv. Alternatively, if a " +
+  "Bash-like shell runs the command on the remote host, you could prefix the command itself with the variables in the form 'VAR=value command'";
+
+/**
+ * Runs the command; resolves with its stdout/stderr (one trailing newline trimmed).
+ * @throws CommandError with pulumi-command's text on a failed dial, a refused environment variable
+ *   or a non-zero exit.
+ */
 export async function runCommand(o: RunCommandOptions): Promise<{ stdout: string; stderr: string }> {
   const c = o.props.connection ?? {};
   const host = String(c["host"] ?? "");
   const port = typeof c["port"] === "number" ? c["port"] : 22;
   const user = typeof c["user"] === "string" ? c["user"] : "root";
   const limit = typeof c["dialErrorLimit"] === "number" ? c["dialErrorLimit"] : 10;
+  const acceptEnv = o.acceptEnv ?? ["LANG", "LC_*"];
   const hostPort = `${host}:${port}`;
-  const hidden = o.props.logging === "none";
-  const say = (s: string): void => o.log(o.masker.mask(`${o.name}: ${s}`));
 
-  // Environment: the server refuses names outside AcceptEnv, and pulumi-command fails on that.
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(o.props.environment ?? {})) {
-    if (!envAccepted(k, o.acceptEnv)) {
-      o.onSession(hostPort);
+    if (!envAccepted(k, acceptEnv)) {
+      o.log("error", `Unable to set '${k}'. ${SETENV_HINT}`);
       throw new CommandError(`could not set environment variable "${k}": ssh: setenv failed`);
     }
     env[k] = String(v);
@@ -80,30 +84,23 @@ export async function runCommand(o: RunCommandOptions): Promise<{ stdout: string
   if (o.props.addPreviousOutputInEnv !== false && o.previous) {
     for (const [k, v] of [["PULUMI_COMMAND_STDOUT", o.previous.stdout], ["PULUMI_COMMAND_STDERR", o.previous.stderr]] as const) {
       if (v === "") continue;
-      if (envAccepted(k, o.acceptEnv)) env[k] = v;
-      else say(`warning: Unable to set '${k}': the SSH server does not accept it (AcceptEnv); set addPreviousOutputInEnv: false`);
+      if (envAccepted(k, acceptEnv)) env[k] = v;
+      else o.log("warning", `Unable to set '${k}'. ${SETENV_HINT}`);
     }
   }
 
-  // Output printed line by line as it arrives, per `logging`.
-  const partial: Record<"stdout" | "stderr", string> = { stdout: "", stderr: "" };
+  // Output logged line by line as it arrives, per `logging` (both streams into one line buffer).
+  let partial = "";
   const onOutput = (stream: "stdout" | "stderr", chunk: string): void => {
-    if (hidden || !shouldLog(o.props.logging, stream)) return;
-    partial[stream] += chunk;
-    const lines = partial[stream].split("\n");
-    partial[stream] = lines.pop() ?? "";
-    for (const line of lines) say(`  | ${line}`);
-  };
-  const flush = (): void => {
-    for (const s of ["stdout", "stderr"] as const) {
-      if (partial[s] !== "") say(`  | ${partial[s]}`);
-      partial[s] = "";
-    }
+    if (!shouldLog(o.props.logging, stream)) return;
+    partial += chunk;
+    const lines = partial.split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) o.log("info", line);
   };
 
   let result: ExecResult | undefined;
   for (let dial = 1; ; dial++) {
-    o.onSession(hostPort);
     result = await o.executor({
       host,
       port,
@@ -118,20 +115,18 @@ export async function runCommand(o: RunCommandOptions): Promise<{ stdout: string
     });
     if (result.kind !== "connect") break;
     if (limit >= 0 && dial >= limit) {
-      flush();
-      throw new CommandError(`dial ${hostPort} failed ${dial} time(s): ${result.message ?? "connection failed"}`);
+      throw new CommandError(`failed to dial ${hostPort} after ${dial} attempt(s): ${result.message ?? "connection failed"}`);
     }
-    say(`dial ${hostPort} failed (${result.message ?? "connection failed"}), retry ${dial}/${limit < 0 ? "∞" : limit}`);
-    await new Promise((r) => setTimeout(r, Math.min(o.dialRetryDelayMs * dial, 5000)));
+    o.log("debug", `dial ${hostPort} failed (${result.message ?? "connection failed"}), retry ${dial}/${limit < 0 ? "unlimited" : limit}`);
+    await new Promise((r) => setTimeout(r, Math.min((o.dialRetryDelayMs ?? 500) * dial, 5000)));
   }
-  flush();
+  if (partial !== "") o.log("info", partial);
   if (result.exitCode !== 0) {
     const why =
       result.exitCode === null || (result.exitCode === 255 && result.signal)
         ? "wait: remote command exited without exit status or exit signal"
         : `Process exited with status ${result.exitCode}`;
-    const output = hidden ? "[output not shown: logging is \"none\"]" : result.combined;
-    throw new CommandError(`${why}: running ${JSON.stringify(o.command)}:\n${output}`);
+    throw new CommandError(`${why}: running ${JSON.stringify(o.command)}:\n${result.combined}`);
   }
   return { stdout: result.stdout.replace(/\n$/, ""), stderr: result.stderr.replace(/\n$/, "") };
 }

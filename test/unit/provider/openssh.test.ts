@@ -8,9 +8,7 @@ import * as net from "net";
 import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
-import { openSshExecutor } from "../../lab/runner/ssh";
-import { runProgram } from "../../lab/runner/engine";
-import { FIXTURE, TOKEN } from "./helpers";
+import { openSshExecutor } from "../../lab/provider/ssh";
 
 const HOST = "127.0.0.77";
 const PORT = 2299;
@@ -99,41 +97,4 @@ test("nothing listening is a failed dial", async () => {
   const r = await openSshExecutor({ connectTimeoutSeconds: 2 })({ host: HOST, port: PORT + 1, user: "root", privateKey: clientKey, command: "true" });
   expect(r.kind).toBe("connect");
   expect(r.message).toMatch(/refused/i);
-});
-
-test("the runner applies the fixture over real SSH; the second apply opens no session", async () => {
-  const ws = fs.mkdtempSync(path.join(os.tmpdir(), "runner-e2e-"));
-  const stackFile = path.join(ws, "Pulumi.e2e.yaml");
-  fs.writeFileSync(
-    stackFile,
-    YAML.stringify({
-      config: {
-        "kubeadm:nodes": [{ name: "n1", host: HOST, port: PORT, hostKey: hostPub }],
-        "kubeadm:sshPrivateKey": clientKey,
-        "kubeadm:token": TOKEN,
-      },
-    }),
-  );
-  const lines: string[] = [];
-  const opts = { stackFile, programPath: FIXTURE, statePath: path.join(ws, "state.json"), labDir: path.join(ws, "lab"), log: (l: string) => lines.push(l) };
-  const r1 = await runProgram({ ...opts, mode: "apply" });
-  expect(r1.errors).toEqual([]);
-  expect(r1.ok).toBe(true);
-  const host = os.hostname();
-  expect(r1.outputs["firstOut"]).toEqual([`hello from ${host}`]);
-  expect(r1.sshSessions).toEqual({ [`${HOST}:${PORT}`]: 2 });
-  const state = fs.readFileSync(path.join(ws, "state.json"), "utf8");
-  expect(state).not.toContain(TOKEN);
-  expect(lines.join("\n")).not.toContain(TOKEN);
-  expect(lines).toContain(`fx-n1-first:   | hello from ${host}`);
-
-  const r2 = await runProgram({ ...opts, mode: "apply" });
-  expect(r2.ok).toBe(true);
-  expect(r2.sshSessions).toEqual({});
-
-  const r3 = await runProgram({ ...opts, mode: "destroy" });
-  expect(r3.ok).toBe(true);
-  expect(r3.resources.map((r) => r.name)).toEqual(["fx-n1-second", "fx-n1-first"]);
-  expect(lines).toContain("fx-n1-first:   | deleting first");
-  fs.rmSync(ws, { recursive: true, force: true });
 });

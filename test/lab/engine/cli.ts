@@ -1,0 +1,48 @@
+/**
+ * `npm run lab -- preview|apply|destroy|refresh <stack file>` (dispatched by test/lab/cli.ts): thin
+ * wrappers over `pulumi preview|up|destroy|refresh` on the lab stack, run by the REAL Pulumi CLI and
+ * engine through the Automation API (stack.ts). The CLI's own output is printed as it comes; exit code
+ * 0 on success, 1 on failure, 2 on bad usage.
+ *
+ *   preview <stack file> [--parallel N] [--expect-no-changes]
+ *   apply   <stack file> [--parallel N] [--replace URN]...
+ *   destroy <stack file>
+ *   refresh <stack file>
+ */
+import { parseArgs } from "util";
+import { labStack } from "./stack";
+import { Mode, runStack } from "./run";
+
+async function run(mode: Mode, args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { parallel: { type: "string" }, replace: { type: "string", multiple: true }, "expect-no-changes": { type: "boolean" } },
+    });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    parsed = undefined;
+  }
+  const parallel = parsed?.values.parallel !== undefined ? Number(parsed.values.parallel) : undefined;
+  if (!parsed || parsed.positionals.length !== 1 || (parallel !== undefined && !(Number.isInteger(parallel) && parallel > 0))) {
+    process.stderr.write(`usage: npm run lab -- ${mode === "up" ? "apply" : mode} <Pulumi.<stack>.yaml> [--parallel N] [--replace URN] [--expect-no-changes]\n`);
+    return 2;
+  }
+  const lab = await labStack({ stackFile: parsed.positionals[0]! });
+  for (const i of lab.injected) process.stdout.write(`lab: injected ${i}\n`);
+  const result = await runStack(lab.stack, mode, {
+    echo: true,
+    parallel,
+    replace: parsed.values.replace,
+    expectNoChanges: parsed.values["expect-no-changes"],
+  });
+  if (!result.ok) process.stderr.write(`lab: ${mode} failed\n`);
+  return result.ok ? 0 : 1;
+}
+
+export const preview = (args: string[]) => run("preview", args);
+export const apply = (args: string[]) => run("up", args);
+export const destroy = (args: string[]) => run("destroy", args);
+export const refresh = (args: string[]) => run("refresh", args);

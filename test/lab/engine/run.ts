@@ -1,0 +1,118 @@
+/**
+ * `pulumi preview | up | destroy | refresh` on a lab stack, through the Automation API, with the
+ * engine's own events collected: which resource got which operation, which failed, the diagnostics,
+ * and the summary. Nothing here decides what the engine does; it only records what it said.
+ */
+import { EngineEvent, OpType, Stack } from "@pulumi/pulumi/automation";
+
+export type Mode = "preview" | "up" | "destroy" | "refresh";
+
+/** One resource step the engine reported. */
+export interface StepRecord {
+  /** Logical name (the URN's last part), e.g. `lab-cp-1-init`. */
+  name: string;
+  type: string;
+  urn: string;
+  op: OpType;
+  /** True when the engine reported the step done (resOutputs), false when it failed (resOpFailed); undefined in a preview or when it never finished. */
+  done?: boolean;
+  /** Property names the engine listed as changed (`diffs`), when it did. */
+  diffs?: string[];
+  /** Property names whose change forces a replacement (`detailedDiff` kinds *-replace). */
+  replaceKeys?: string[];
+}
+
+export interface LabRunResult {
+  mode: Mode;
+  ok: boolean;
+  /** Per resource step, in the order the engine started them. */
+  steps: StepRecord[];
+  /** The engine's summary: operation → count. */
+  changes: Record<string, number>;
+  /** Stack outputs after up (secret ones as `[secret]`); empty otherwise. */
+  outputs: Record<string, unknown>;
+  /** Error text (the CLI's) when the operation failed. */
+  error?: string;
+  /** Diagnostics: `<severity> <resource name or ->: <message>`. */
+  diagnostics: string[];
+  /** Everything the CLI printed (its human-readable output). */
+  output: string;
+  durationMs: number;
+}
+
+export interface RunOptions {
+  /** Print the CLI's output as it comes. */
+  echo?: boolean;
+  /** `--parallel`. */
+  parallel?: number;
+  /** URNs to replace (`--replace`). */
+  replace?: string[];
+  /** preview only: fail when the preview has changes (`--expect-no-changes`). */
+  expectNoChanges?: boolean;
+}
+
+function nameOf(urn: string): string {
+  return urn.slice(urn.lastIndexOf("::") + 2);
+}
+
+/**
+ * Runs one operation on the stack and records what the engine reported. Never throws for a failed
+ * operation: `ok` is false and `error` holds the CLI's message.
+ */
+export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Promise<LabRunResult> {
+  const started = Date.now();
+  const steps: StepRecord[] = [];
+  const byKey = new Map<string, StepRecord>();
+  const diagnostics: string[] = [];
+  let output = "";
+  const onOutput = (s: string): void => {
+    output += s;
+    if (o.echo) process.stdout.write(s);
+  };
+  const onEvent = (e: EngineEvent): void => {
+    const pre = e.resourcePreEvent?.metadata;
+    if (pre && pre.op !== "same" && pre.type !== "pulumi:pulumi:Stack") {
+      const replaceKeys = Object.entries(pre.detailedDiff ?? {})
+        .filter(([, d]) => String(d.diffKind).endsWith("-replace"))
+        .map(([k]) => k);
+      const rec: StepRecord = { name: nameOf(pre.urn), type: pre.type, urn: pre.urn, op: pre.op, diffs: pre.diffs, replaceKeys };
+      steps.push(rec);
+      byKey.set(`${pre.urn} ${pre.op}`, rec);
+    }
+    const outs = e.resOutputsEvent?.metadata;
+    if (outs && mode !== "preview") {
+      const rec = byKey.get(`${outs.urn} ${outs.op}`);
+      if (rec) rec.done = true;
+    }
+    const failed = e.resOpFailedEvent?.metadata;
+    if (failed) {
+      const rec = byKey.get(`${failed.urn} ${failed.op}`);
+      if (rec) rec.done = false;
+    }
+    const d = e.diagnosticEvent;
+    if (d && !d.ephemeral) diagnostics.push(`${d.severity} ${d.urn ? nameOf(d.urn) : "-"}: ${d.message.trimEnd()}`);
+  };
+  const common = { onOutput, onEvent, color: "never" as const };
+  let changes: Record<string, number> = {};
+  let outputs: Record<string, unknown> = {};
+  try {
+    if (mode === "preview") {
+      const r = await stack.preview({ ...common, parallel: o.parallel, replace: o.replace, expectNoChanges: o.expectNoChanges, diff: true });
+      changes = r.changeSummary as Record<string, number>;
+    } else if (mode === "up") {
+      const r = await stack.up({ ...common, parallel: o.parallel, replace: o.replace });
+      changes = (r.summary.resourceChanges ?? {}) as Record<string, number>;
+      outputs = Object.fromEntries(Object.entries(r.outputs).map(([k, v]) => [k, v.secret ? "[secret]" : v.value]));
+    } else if (mode === "destroy") {
+      const r = await stack.destroy({ ...common, parallel: o.parallel });
+      changes = (r.summary.resourceChanges ?? {}) as Record<string, number>;
+    } else {
+      const r = await stack.refresh({ ...common, parallel: o.parallel });
+      changes = (r.summary.resourceChanges ?? {}) as Record<string, number>;
+    }
+    return { mode, ok: true, steps, changes, outputs, diagnostics, output, durationMs: Date.now() - started };
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    return { mode, ok: false, steps, changes, outputs, error, diagnostics, output, durationMs: Date.now() - started };
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * A lab stack on the REAL Pulumi CLI and engine, through the Automation API (LocalWorkspace):
+ *
+ * - the local file backend `file://<labDir>/pulumi/state`, PULUMI_HOME `<labDir>/pulumi/home` (with the
+ *   lab's stand-in command plugin installed, plugin.ts), and the passphrase secrets provider with the
+ *   lab's fixed passphrase `lab` (lab stacks only: it protects nothing of value);
+ * - the project folder `<labDir>/pulumi/project`: Pulumi.yaml (the repo's project name) and the
+ *   stack's settings file, written from the lab stack file on every call (so an edited stack file is
+ *   what the next run uses), keeping the secrets provider's salt;
+ * - the program: the root program's function (program.ts), run inline: the CLI talks to this
+ *   process's language server, so no Node.js language host binary is needed.
+ */
+import * as fs from "fs";
+import * as path from "path";
+import * as YAML from "yaml";
+import { LocalWorkspace, PulumiCommand, PulumiFn, Stack } from "@pulumi/pulumi/automation";
+import { DEFAULT_LAB_DIR } from "../nodes";
+import { PULUMI_VERSION, REPO_ROOT, pulumiBinDir, pulumiBinary, pulumiPaths } from "./paths";
+import { installCommandPlugin } from "./plugin";
+import { readLabStackFile } from "./stackfile";
+
+/** The lab's passphrase for its stacks' secrets (lab only). */
+export const LAB_PASSPHRASE = "lab";
+
+export interface LabStackOptions {
+  /** The lab stack file, `Pulumi.<stack>.yaml`. */
+  stackFile: string;
+  /** Default `$LAB_DIR`, else `<repo>/.lab`. */
+  labDir?: string;
+  /** Default: the root program (program.ts). */
+  program?: PulumiFn;
+}
+
+export interface LabStack {
+  stack: Stack;
+  /** What the lab injected into the stack's config (no values). */
+  injected: string[];
+  labDir: string;
+}
+
+/** The repo's project name (Pulumi.yaml `name:`). */
+export function projectName(): string {
+  const doc = YAML.parse(fs.readFileSync(path.join(REPO_ROOT, "Pulumi.yaml"), "utf8")) as { name: string };
+  return doc.name;
+}
+
+/** The environment every lab CLI call gets. */
+export function labEnv(labDir: string): Record<string, string> {
+  const p = pulumiPaths(labDir);
+  return {
+    PULUMI_HOME: p.home,
+    PULUMI_BACKEND_URL: `file://${p.state}`,
+    PULUMI_CONFIG_PASSPHRASE: LAB_PASSPHRASE,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DIY_BACKEND_NO_LEGACY_WARNING: "true",
+  };
+}
+
+/**
+ * Selects (creating it the first time) the lab stack named by the stack file, with its settings
+ * rewritten from that file.
+ * @throws Error when the CLI is not built (names the setup command), on a badly named or unreadable
+ *   stack file, or with the CLI's own message when it refuses.
+ */
+export async function labStack(o: LabStackOptions): Promise<LabStack> {
+  const labDir = path.resolve(o.labDir ?? process.env["LAB_DIR"] ?? DEFAULT_LAB_DIR);
+  const p = pulumiPaths(labDir);
+  for (const d of [p.home, p.state, p.project]) fs.mkdirSync(d, { recursive: true });
+  pulumiBinary();
+  installCommandPlugin(p.home);
+  const project = projectName();
+  const settings = readLabStackFile(o.stackFile, project, labDir);
+  const program = o.program ?? (await import("../../../program")).clusterProgram;
+  const pulumiCommand = await PulumiCommand.get({ root: path.dirname(pulumiBinDir()) });
+  const stack = await LocalWorkspace.createOrSelectStack(
+    { stackName: settings.stack, projectName: project, program },
+    {
+      workDir: p.project,
+      pulumiHome: p.home,
+      pulumiCommand,
+      envVars: labEnv(labDir),
+      secretsProvider: "passphrase",
+      projectSettings: { name: project, runtime: "nodejs", backend: { url: `file://${p.state}` } },
+    },
+  );
+  // The settings file: the stack file's config, the salt the CLI made at stack init.
+  const file = path.join(p.project, `Pulumi.${settings.stack}.yaml`);
+  const current = fs.existsSync(file) ? ((YAML.parse(fs.readFileSync(file, "utf8")) ?? {}) as Record<string, unknown>) : {};
+  const { config: _old, ...kept } = current;
+  fs.writeFileSync(file, YAML.stringify({ ...kept, config: settings.config }));
+  for (const [k, v] of Object.entries(settings.secrets)) await stack.setConfig(k, { value: v, secret: true });
+  return { stack, injected: settings.injected, labDir };
+}
+
+export { PULUMI_VERSION };

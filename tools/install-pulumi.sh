@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Builds the real Pulumi CLI (with its engine) from its Go module, at the version package.json pins for
+# @pulumi/pulumi, and tries the Node.js language host and the provider plugins the same way.
+#
+#   bash tools/install-pulumi.sh          # build what is missing, print what it built and how long it took
+#   bash tools/install-pulumi.sh --path   # print the folder holding the `pulumi` binary, build nothing
+#
+# Cache: ${PULUMI_KUBEADM_CACHE:-$HOME/.cache/pulumi-kubeadm}/pulumi/v<version>/bin/. A second run with
+# the binaries in place takes seconds. Nothing built or downloaded here belongs in the repository.
+#
+# Upstream go.mod files carry `replace` directives, which `go install pkg@version` refuses, so each
+# build happens in a small generated wrapper module that requires the upstream module and repeats
+# the replaces that point at published modules (a replace that points into the upstream repository,
+# such as `../sdk`, becomes a require of that module at the same release).
+#
+# Plugins that the Go module proxy does not serve are reported with the exact command and error, and
+# the script goes on: the lab then uses its own labelled stand-in (see README, "What is real").
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=${PULUMI_KUBEADM_CACHE:-$HOME/.cache/pulumi-kubeadm}
+pin() { node -p "require('$repo/package.json').dependencies['$1'].replace(/^[~^]/, '')"; }
+pulumi_version=$(pin @pulumi/pulumi)
+command_version=$(pin @pulumi/command)
+kubernetes_version=$(pin @pulumi/kubernetes)
+root="$cache/pulumi/v$pulumi_version"
+bin="$root/bin"
+
+if [[ "${1:-}" == "--path" ]]; then
+  echo "$bin"
+  exit 0
+fi
+
+command -v go >/dev/null || { echo "install-pulumi: the go command is needed (Go 1.25 or newer)" >&2; exit 1; }
+mkdir -p "$bin" "$root/logs"
+
+# Commits of releases whose module has no version tag of its own (a module in a subfolder of a
+# repository tagged only at its root): the pseudo-version the Go module proxy would serve for them.
+declare -A pseudo=(
+  ["github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3@3.248.0"]="v3.0.0-20260624180030-dc7edd58bc13"
+  ["github.com/pulumi/pulumi-command/provider@1.2.1"]="v0.0.0-20260303235922-7f3eb6f3b77c"
+)
+
+# build NAME MODULE VERSION PACKAGE OUTPUT [LDFLAGS]: builds PACKAGE of MODULE@VERSION into OUTPUT.
+# Returns 1 (after printing the exact command and error) when the module cannot be had or built.
+build() {
+  local name=$1 module=$2 version=$3 package=$4 out=$5 ldflags=${6:-}
+  if [[ -x "$out" ]]; then
+    echo "install-pulumi: $name v${version#v} cached: $out"
+    return 0
+  fi
+  local started=$SECONDS work="$root/build/$name" log="$root/logs/$name.log" gomod
+  rm -rf "$work"
+  mkdir -p "$work"
+  local want="v${version#v}"
+  local key="$module@${version#v}"
+  [[ -n "${pseudo[$key]:-}" ]] && want=${pseudo[$key]}
+  if ! gomod=$(cd "$work" && go mod download -json "$module@$want" 2>"$log" | node -e '
+      let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+        const j = JSON.parse(s); if (j.Error) { console.error(j.Error); process.exit(1); } console.log(j.GoMod); });' 2>>"$log"); then
+    echo "install-pulumi: $name v${version#v} NOT BUILT: \`go mod download -json $module@$want\` failed:" >&2
+    sed 's/^/  /' "$log" >&2
+    return 1
+  fi
+  # The wrapper module: require the module, repeat its replaces.
+  {
+    echo "module pulumikubeadm.local/build/$name"
+    echo
+    echo "go $(go env GOVERSION | sed 's/^go//; s/^\([0-9]*\.[0-9]*\).*/\1/')"
+    echo
+    echo "require $module $want"
+    node -e '
+      const fs = require("fs");
+      const text = fs.readFileSync(process.argv[1], "utf8");
+      const lines = [];
+      const block = /^replace\s*\(([\s\S]*?)^\)/gm;
+      let m;
+      while ((m = block.exec(text))) lines.push(...m[1].split("\n"));
+      for (const l of text.split("\n")) if (/^replace\s+[^(\s]/.test(l)) lines.push(l.replace(/^replace\s+/, ""));
+      for (const raw of lines) {
+        const l = raw.replace(/\/\/.*$/, "").trim();
+        if (!l) continue;
+        const [from, to] = l.split("=>").map((s) => s.trim().split(/\s+/));
+        if (to[0].startsWith(".")) console.log(`require ${from[0]} ${process.argv[2]}`);
+        else console.log(`replace ${from.join(" ")} => ${to.join(" ")}`);
+      }' "$gomod" "$want"
+  } >"$work/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "$package" >"$work/tools.go"
+  local cmd="go build -trimpath -ldflags '-s -w $ldflags' -o $out $package"
+  if ! (cd "$work" && go mod tidy >>"$log" 2>&1 && go build -trimpath -ldflags "-s -w $ldflags" -o "$out.tmp" "$package" >>"$log" 2>&1); then
+    echo "install-pulumi: $name v${version#v} NOT BUILT: \`$cmd\` (in $work) failed:" >&2
+    tail -20 "$log" | sed 's/^/  /' >&2
+    return 1
+  fi
+  mv "$out.tmp" "$out"
+  echo "install-pulumi: built $name v${version#v} in $((SECONDS - started)) s: $out"
+}
+
+failed=0
+build pulumi github.com/pulumi/pulumi/pkg/v3 "$pulumi_version" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi "$bin/pulumi" \
+  "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$pulumi_version" || failed=1
+build pulumi-language-nodejs github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3 "$pulumi_version" \
+  github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3 "$bin/pulumi-language-nodejs" \
+  "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$pulumi_version" || true
+build pulumi-resource-command github.com/pulumi/pulumi-command/provider "$command_version" \
+  github.com/pulumi/pulumi-command/provider/cmd/pulumi-resource-command "$root/plugins/pulumi-resource-command" \
+  "-X github.com/pulumi/pulumi-command/provider/pkg/version.Version=v$command_version" || true
+build pulumi-resource-kubernetes github.com/pulumi/pulumi-kubernetes/provider/v4 "$kubernetes_version" \
+  github.com/pulumi/pulumi-kubernetes/provider/v4/cmd/pulumi-resource-kubernetes "$root/plugins/pulumi-resource-kubernetes" \
+  "-X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=v$kubernetes_version" || true
+
+[[ $failed == 0 ]] || { echo "install-pulumi: the Pulumi CLI could not be built" >&2; exit 1; }
+echo "install-pulumi: $("$bin/pulumi" version) at $bin/pulumi"
