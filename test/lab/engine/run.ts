@@ -4,6 +4,7 @@
  * and the summary. Nothing here decides what the engine does; it only records what it said.
  */
 import { EngineEvent, OpType, Stack } from "@pulumi/pulumi/automation";
+import { UNKNOWN, isSecret } from "../provider/values";
 
 export type Mode = "preview" | "up" | "destroy" | "refresh";
 
@@ -20,6 +21,11 @@ export interface StepRecord {
   diffs?: string[];
   /** Property names whose change forces a replacement (`detailedDiff` kinds *-replace). */
   replaceKeys?: string[];
+  /** True when the resource's recorded state has a non-empty `delete` command (what a delete or replace would run). */
+  oldDelete: boolean;
+  /** Engine timestamps (seconds) of the step's start and end, when reported. */
+  startedAt: number;
+  endedAt?: number;
 }
 
 export interface LabRunResult {
@@ -29,7 +35,10 @@ export interface LabRunResult {
   steps: StepRecord[];
   /** The engine's summary: operation → count. */
   changes: Record<string, number>;
-  /** Stack outputs after up (secret ones as `[secret]`); empty otherwise. */
+  /**
+   * Stack outputs (secret ones as `[secret]`): after up, the stack's outputs; in a preview, the values
+   * the engine already knows (unknown ones left out).
+   */
   outputs: Record<string, unknown>;
   /** Error text (the CLI's) when the operation failed. */
   error?: string;
@@ -65,6 +74,7 @@ export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Pr
   const byKey = new Map<string, StepRecord>();
   const diagnostics: string[] = [];
   let output = "";
+  let previewOutputs: Record<string, unknown> = {};
   const onOutput = (s: string): void => {
     output += s;
     if (o.echo) process.stdout.write(s);
@@ -75,19 +85,36 @@ export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Pr
       const replaceKeys = Object.entries(pre.detailedDiff ?? {})
         .filter(([, d]) => String(d.diffKind).endsWith("-replace"))
         .map(([k]) => k);
-      const rec: StepRecord = { name: nameOf(pre.urn), type: pre.type, urn: pre.urn, op: pre.op, diffs: pre.diffs, replaceKeys };
+      const del = pre.old?.inputs?.["delete"];
+      const rec: StepRecord = {
+        name: nameOf(pre.urn),
+        type: pre.type,
+        urn: pre.urn,
+        op: pre.op,
+        diffs: pre.diffs,
+        replaceKeys,
+        oldDelete: typeof del === "string" ? del !== "" : del !== undefined && del !== null,
+        startedAt: e.timestamp,
+      };
       steps.push(rec);
       byKey.set(`${pre.urn} ${pre.op}`, rec);
     }
     const outs = e.resOutputsEvent?.metadata;
     if (outs && mode !== "preview") {
       const rec = byKey.get(`${outs.urn} ${outs.op}`);
-      if (rec) rec.done = true;
+      if (rec) {
+        rec.done = true;
+        rec.endedAt = e.timestamp;
+      }
     }
+    if (outs && mode === "preview" && outs.type === "pulumi:pulumi:Stack") previewOutputs = outs.new?.outputs ?? {};
     const failed = e.resOpFailedEvent?.metadata;
     if (failed) {
       const rec = byKey.get(`${failed.urn} ${failed.op}`);
-      if (rec) rec.done = false;
+      if (rec) {
+        rec.done = false;
+        rec.endedAt = e.timestamp;
+      }
     }
     const d = e.diagnosticEvent;
     if (d && !d.ephemeral) diagnostics.push(`${d.severity} ${d.urn ? nameOf(d.urn) : "-"}: ${d.message.trimEnd()}`);
@@ -99,6 +126,11 @@ export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Pr
     if (mode === "preview") {
       const r = await stack.preview({ ...common, parallel: o.parallel, replace: o.replace, expectNoChanges: o.expectNoChanges, diff: true });
       changes = r.changeSummary as Record<string, number>;
+      outputs = Object.fromEntries(
+        Object.entries(previewOutputs)
+          .filter(([, v]) => v !== UNKNOWN)
+          .map(([k, v]) => [k, isSecret(v) ? "[secret]" : v]),
+      );
     } else if (mode === "up") {
       const r = await stack.up({ ...common, parallel: o.parallel, replace: o.replace });
       changes = (r.summary.resourceChanges ?? {}) as Record<string, number>;

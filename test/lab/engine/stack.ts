@@ -10,6 +10,7 @@
  * - the program: the root program's function (program.ts), run inline: the CLI talks to this
  *   process's language server, so no Node.js language host binary is needed.
  */
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
@@ -93,3 +94,17 @@ export async function labStack(o: LabStackOptions): Promise<LabStack> {
 }
 
 export { PULUMI_VERSION };
+
+/**
+ * `pulumi stack export` of a lab stack as the CLI writes it WITHOUT `--show-secrets` (the Automation
+ * API's exportStack always shows them), parsed.
+ * @throws Error with the CLI's message when the export fails.
+ */
+export function exportStackAsStored(labDir: string, stackName: string): unknown {
+  const out = execFileSync(pulumiBinary(), ["stack", "export", "--stack", stackName], {
+    cwd: pulumiPaths(labDir).project,
+    env: { ...process.env, ...labEnv(labDir) },
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return JSON.parse(out.toString("utf8"));
+}

@@ -1,0 +1,95 @@
+/**
+ * The root program on the REAL Pulumi CLI and engine (local backend, passphrase secrets), on the lab's
+ * nodes: what `pulumi up`, `preview --expect-no-changes`, an upgrade preview, `stack export`,
+ * `refresh` and `destroy` really do. The example stack's shape: three control-plane nodes, two
+ * workers, one of them on CRI-O.
+ */
+import { readFileSync } from "fs";
+import { join } from "path";
+import { LAB_DIR, LAB_INSTALL, MIXED, kubeadmEvents, labDown, labUp, nodeFile, run, writeStack } from "./helpers";
+import { exportStackAsStored } from "../engine/stack";
+
+jest.setTimeout(600_000);
+afterAll(labDown);
+
+const stack = (version: string) => writeStack("engine", version, MIXED, { "kubeadm:installCommand": LAB_INSTALL });
+const total = (sessions: Record<string, number>) => Object.values(sessions).reduce((a, b) => a + b, 0);
+
+test("pulumi up provisions; preview --expect-no-changes passes; a second up opens no SSH session", async () => {
+  await labUp(stack("v1.34.2"));
+  const first = await run(stack("v1.34.2"));
+  expect({ ok: first.ok, errors: first.errors, failed: first.resources.filter((r) => !r.ok) }).toEqual({ ok: true, errors: [], failed: [] });
+  expect(first.engine.changes["create"]).toBeGreaterThan(30);
+  expect(first.resources.every((r) => r.op === "create")).toBe(true);
+  expect(kubeadmEvents().filter((e) => / kubeadm (init|join)$/.test(e)).sort()).toEqual([
+    "cp-1 kubeadm init",
+    "cp-2 kubeadm join",
+    "cp-3 kubeadm join",
+    "worker-1 kubeadm join",
+    "worker-2 kubeadm join",
+  ]);
+
+  const check = await run(stack("v1.34.2"), "preview", [], { expectNoChanges: true });
+  expect({ ok: check.ok, error: check.engine.error, steps: check.engine.steps.filter((s) => s.op !== "read").map((s) => `${s.name}:${s.op}`) }).toEqual({ ok: true, error: undefined, steps: [] });
+  expect(total(check.sshSessions)).toBe(0);
+
+  const second = await run(stack("v1.34.2"));
+  expect(second.ok).toBe(true);
+  expect(second.resources).toEqual([]);
+  expect(second.engine.changes["same"]).toBeGreaterThan(30);
+  expect(second.sshSessions).toEqual({});
+});
+
+test("upgrade preview (one minor up): only updates, nothing whose delete is destructive is replaced or deleted; the plan says the same", async () => {
+  const preview = await run(stack("v1.35.0"), "preview");
+  expect(preview.ok).toBe(true);
+  // (`read`: the program's StackReference to its own stack, read on every run.)
+  const ops = new Set(preview.engine.steps.filter((s) => s.op !== "read").map((s) => s.op));
+  expect([...ops].filter((op) => op !== "update")).toEqual([]);
+  const destructive = preview.engine.steps.filter((s) => s.oldDelete && s.op !== "update");
+  expect(destructive).toEqual([]);
+  expect(preview.engine.steps.map((s) => s.name)).toEqual(expect.arrayContaining(["e2e-cp-1-upgrade", "e2e-worker-2-upgrade"]));
+  const plan = (preview.engine.outputs["plan"] ?? []) as string[];
+  expect(plan.length).toBeGreaterThan(0);
+  expect(plan.join("\n")).toContain("kubeadm upgrade apply v1.35.0");
+  expect(plan.join("\n")).not.toMatch(/kubeadm reset|delete node/);
+  expect(total(preview.sshSessions)).toBe(0);
+});
+
+test("pulumi stack export holds no bootstrap token, certificate key, private key or kubeconfig in plain text", async () => {
+  const exported = JSON.stringify(exportStackAsStored(LAB_DIR, "engine"));
+  const store = JSON.parse(readFileSync(join(LAB_DIR, "cluster", "store.json"), "utf8"));
+  const tokens = (store.tokens as Array<{ id: string; secret: string }>).map((t) => `${t.id}.${t.secret}`);
+  expect(tokens.length).toBeGreaterThan(0);
+  const secrets: Record<string, string> = {
+    certificateKey: store.certs.key,
+    privateKey: readFileSync(join(LAB_DIR, "ssh", "id_ed25519"), "utf8").split("\n")[1]!,
+    kubeconfigClientKey: /client-key-data: (\S+)/.exec(nodeFile("cp-1", "/etc/kubernetes/admin.conf")!)![1]!,
+  };
+  tokens.forEach((t, i) => (secrets[`token${i}`] = t));
+  for (const [what, value] of Object.entries(secrets)) {
+    expect(value.length).toBeGreaterThan(10);
+    expect({ what, found: exported.includes(value) }).toEqual({ what, found: false });
+  }
+  // The export does hold them, encrypted: the secrets are in state, not dropped.
+  expect(exported).toContain("ciphertext");
+});
+
+test("pulumi refresh runs no node script; pulumi destroy resets the nodes in reverse order", async () => {
+  const refreshed = await run(stack("v1.34.2"), "refresh");
+  expect(refreshed.ok).toBe(true);
+  expect(refreshed.sshSessions).toEqual({});
+
+  const before = kubeadmEvents().length;
+  const destroyed = await run(stack("v1.34.2"), "destroy");
+  expect({ ok: destroyed.ok, errors: destroyed.errors }).toEqual({ ok: true, errors: [] });
+  const resets = kubeadmEvents()
+    .slice(before)
+    .filter((e) => e.endsWith(" kubeadm reset"))
+    .map((e) => e.split(" ")[0]);
+  expect(new Set(resets)).toEqual(new Set(MIXED.map((n) => n.name)));
+  // Workers before control-plane nodes; the first control-plane node (it ran init) last.
+  const lastWorker = Math.max(resets.indexOf("worker-1"), resets.indexOf("worker-2"));
+  expect(lastWorker).toBeLessThan(Math.min(resets.indexOf("cp-2"), resets.indexOf("cp-3")));
+  expect(resets[resets.length - 1]).toBe("cp-1");
+});
