@@ -12,7 +12,7 @@ import { featureGatesOf, nodeRegistration, Obj, readConfigFile } from "./kubeadm
 import { startKubelet } from "./kubelet";
 import { kubeconfig, writeControlPlaneFiles } from "./nodefiles";
 import { readStore, updateStore } from "./store";
-import { assertFeatureGates, kubeadmError, nodeLocalCriSocket, phaseError, preflight } from "./versions";
+import { kubeadmError, nodeLocalCriSocket, phaseError, preflight } from "./versions";
 
 const VALUE_FLAGS = ["config", "token", "discovery-token", "discovery-token-ca-cert-hash", "certificate-key", "cri-socket", "node-name", "ignore-preflight-errors", "apiserver-advertise-address"];
 
@@ -93,8 +93,9 @@ export async function join(args: string[]): Promise<number> {
     `[preflight] Reading configuration from the cluster...\n[preflight] FYI: You can look at this config file with 'kubectl -n kube-system get cm kubeadm-config -o yaml'\n`,
   );
   const cluster = parse(cm.data.ClusterConfiguration) as Obj;
+  // The ClusterConfiguration read from the cluster is decoded, not validated (as upgrade does, facts
+  // file): a gate this kubeadm does not know is not refused here. UNVERIFIED for join.
   const gates = featureGatesOf(cluster);
-  assertFeatureGates(minor, gates);
   const clusterVersion = parseVersion(String(cluster.kubernetesVersion ?? ""));
   if (clusterVersion && (v.minor > clusterVersion.minor || (v.minor === clusterVersion.minor && compareVersions(v, clusterVersion) > 0))) {
     // UNVERIFIED wording (kubeadm's KubeletVersion preflight check).

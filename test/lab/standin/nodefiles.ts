@@ -67,13 +67,59 @@ export function readFlags(): KubeletArg[] | undefined {
   return t === undefined ? undefined : parseFlagsEnv(t);
 }
 
-/** Rewrites kubeadm-flags.env with `names` removed (other flags kept in their order). Returns whether it changed. */
+/**
+ * kubeadm's ReadKubeletDynamicEnvFile + ArgumentsFromCommand (checked in kubeadm's source), as
+ * upgrade reads kubeadm-flags.env: the whole text trimmed must start with `KUBELET_KUBEADM_ARGS=`,
+ * quotes are trimmed (not unquoted), the value split on whitespace, a token without `=` takes the next
+ * one as its value; tokens not of the form `--name=value` are skipped; the result is SORTED by name,
+ * then value. Throws kubeadm's error texts (the caller wraps them in `error reading kubeadm flags file`).
+ */
+export function readFlagsAsKubeadm(): KubeletArg[] {
+  const t = readText(FLAGS_ENV);
+  if (t === undefined) throw new Error(`failed to read file: open ${FLAGS_ENV}: no such file or directory`);
+  const content = t.trim();
+  const prefix = "KUBELET_KUBEADM_ARGS=";
+  if (!content.startsWith(prefix)) throw new Error(`the file ${JSON.stringify(FLAGS_ENV)} does not contain the  expected prefix ${JSON.stringify(prefix)}`);
+  const fields = content.slice(prefix.length).replace(/^"+|"+$/g, "").split(/\s+/).filter((f) => f !== "");
+  if (fields.length === 0) throw new Error(`no flags found in file ${JSON.stringify(FLAGS_ENV)}`);
+  const tokens: string[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    if (fields[i].includes("=")) tokens.push(fields[i]);
+    else if (i + 1 < fields.length) tokens.push(`${fields[i]}=${fields[++i]}`);
+  }
+  const args = tokens.flatMap((tok) => {
+    const m = /^--([^=]+)=(.*)$/s.exec(tok);
+    return m ? [{ name: m[1], value: m[2] }] : [];
+  });
+  return sortArgs(args);
+}
+
+/** ArgumentsToCommand's order: by name, then by value. */
+export function sortArgs(args: KubeletArg[]): KubeletArg[] {
+  return [...args].sort((a, b) => (a.name !== b.name ? (a.name < b.name ? -1 : 1) : a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+}
+
+/** kubeadm's WriteKubeletArgsToFile(flags, nil): every flag sorted, Go-%q-quoted, mode 0644. */
+export function writeFlagsSorted(args: KubeletArg[]): void {
+  writeText(FLAGS_ENV, formatFlagsEnv(sortArgs(args)), 0o644, 0o700);
+}
+
+/**
+ * Post-upgrade's RemoveKubeletArgsFromFile: rewrites kubeadm-flags.env without `names`. Returns whether
+ * a flag was removed. UNVERIFIED: that it reads the file like {@link readFlagsAsKubeadm} (so the rest
+ * comes back sorted), that it leaves the file alone when no flag matched, and that a missing or empty
+ * file is not an error (kubeadm 1.35 itself can leave `KUBELET_KUBEADM_ARGS=""`).
+ */
 export function removeFlags(names: string[]): boolean {
-  const args = readFlags();
-  if (args === undefined) return false;
+  let args: KubeletArg[];
+  try {
+    args = readFlagsAsKubeadm();
+  } catch {
+    return false;
+  }
   const kept = args.filter((a) => !names.includes(a.name));
   if (kept.length === args.length) return false;
-  writeText(FLAGS_ENV, formatFlagsEnv(kept), 0o644, 0o700);
+  writeFlagsSorted(kept);
   return true;
 }
 

@@ -4,15 +4,48 @@
  * /var/lib/kubelet (instance-config.yaml, config.yaml, kubeadm-flags.env with it) and of /var/lib/etcd,
  * and stops the kubelet. Like real kubeadm it does NOT delete the Node object from the API (the
  * store): `kubectl delete node <name>` does that.
+ *
+ * The CRI socket, before anything else (kubeadm's newResetData, checked in source): `--cri-socket`;
+ * else, when /etc/kubernetes/admin.conf gives a client (control-plane nodes), this node's socket as
+ * the cluster records it (annotation or instance config, as upgrade finds it); else kubeadm's
+ * detection, which fails with "found multiple CRI endpoints" on a node with two runtimes.
  */
 import * as fs from "fs";
-import { emptyDir, installedVersion, p, parseCli, readLineSync, removePath, stepDuration } from "./common";
-import { stopKubelet } from "./kubelet";
-import { kubeadmError } from "./versions";
+import { parse } from "yaml";
+import { emptyDir, exists, installedVersion, p, parseCli, readLineSync, removePath, stepDuration } from "./common";
+import { klogWarning, resolveCriSocket } from "./cluster";
+import { featureGatesOf, Obj } from "./kubeadmconfig";
+import { registeredNodeName, stopKubelet } from "./kubelet";
+import { CRI_SOCKET_ANNOTATION, readStore } from "./store";
+import { findSocket } from "./upgrade";
+import { kubeadmError, nodeLocalCriSocket } from "./versions";
+
+/**
+ * This node's CRI socket from the cluster (FetchInitConfigurationFromCluster's node registration), or
+ * undefined when there is no admin client or the lookup fails (kubeadm then warns and detects).
+ * UNVERIFIED: the warning's wording past its prefix.
+ */
+async function socketFromCluster(minor: number): Promise<string | undefined> {
+  if (!exists("/etc/kubernetes/admin.conf")) return undefined;
+  const s = await readStore();
+  const cm = s.configMaps["kube-system/kubeadm-config"];
+  const node = registeredNodeName();
+  try {
+    if (!cm || !node) throw new Error(`configmaps "kubeadm-config" not found`);
+    const gates = featureGatesOf(parse(cm.data.ClusterConfiguration) as Obj);
+    const annotation = minor >= 37 ? undefined : s.nodes[node]?.metadata.annotations[CRI_SOCKET_ANNOTATION];
+    return findSocket(minor, nodeLocalCriSocket(minor, gates), annotation, node);
+  } catch (e) {
+    klogWarning("reset.go:128", `[reset] Unable to fetch the kubeadm-config ConfigMap from cluster: ${(e as Error).message}`);
+    return undefined;
+  }
+}
 
 export async function reset(args: string[]): Promise<number> {
   const minor = installedVersion().minor;
   const cli = parseCli(args, ["cri-socket", "ignore-preflight-errors", "cert-dir", "kubeconfig"]);
+  const flag = typeof cli.flags["cri-socket"] === "string" && cli.flags["cri-socket"] !== "" ? cli.flags["cri-socket"] : undefined;
+  resolveCriSocket(minor, flag ?? (await socketFromCluster(minor)));
   if (cli.flags.f !== true && cli.flags.force !== true) {
     process.stdout.write(`[reset] WARNING: Changes made to this host by 'kubeadm init' or 'kubeadm join' will be reverted.\n[reset] Are you sure you want to proceed? [y/N]: `);
     if (readLineSync().toLowerCase() !== "y") throw kubeadmError(minor, "aborted reset operation");

@@ -4,15 +4,17 @@
  * - version policy: one minor at a time, no downgrade, installed kubeadm must match the target;
  * - apply rewrites kubernetesVersion in kubeadm-config (every other byte kept) and the manifests;
  * - apply and node rewrite this node's config.yaml and handle instance-config.yaml, the
- *   --container-runtime-endpoint flag and the cri-socket annotation as that minor does.
+ *   --container-runtime-endpoint flag and the cri-socket annotation as that minor does;
+ * - only apply checks the ConfigMap's feature gates (features.CheckDeprecatedFlags in its preflight
+ *   phase); the stored ClusterConfiguration is decoded, never validated.
  */
 import { parse } from "yaml";
 import { compareVersions, exists, Fail, installedVersion, parseCli, parseVersion, readLineSync, stepDuration, Version } from "./common";
 import { featureGatesOf, Obj, readConfigFile } from "./kubeadmconfig";
 import { registeredNodeName } from "./kubelet";
-import { flagValue, INSTANCE_CONFIG, readFlags, readInstanceConfig, removeFlags, writeControlPlaneFiles, writeInstanceConfig, writeKubeletConfig } from "./nodefiles";
+import { INSTANCE_CONFIG, readFlagsAsKubeadm, readInstanceConfig, removeFlags, writeControlPlaneFiles, writeFlagsSorted, writeInstanceConfig, writeKubeletConfig } from "./nodefiles";
 import { CRI_SOCKET_ANNOTATION, readStore, Store, updateStore } from "./store";
-import { aggregate, kubeadmError, nodeLocalCriSocket, phaseError, validateFeatureGates } from "./versions";
+import { deprecatedGateMessages, kubeadmError, nodeLocalCriSocket, phaseError } from "./versions";
 
 function clusterState(s: Store, minor: number): { text: string; cluster: Obj; version: Version; gates: Record<string, boolean> } {
   const cm = s.configMaps["kube-system/kubeadm-config"];
@@ -21,11 +23,20 @@ function clusterState(s: Store, minor: number): { text: string; cluster: Obj; ve
   const cluster = parse(text) as Obj;
   const version = parseVersion(String(cluster.kubernetesVersion ?? ""));
   if (!version) throw phaseError(minor, "preflight", `couldn't parse kubernetesVersion ${JSON.stringify(cluster.kubernetesVersion)}`);
-  const gates = featureGatesOf(cluster);
-  // The stored ClusterConfiguration is validated by this kubeadm: 1.37 refuses NodeLocalCRISocket.
-  const errs = validateFeatureGates(minor, gates);
-  if (errs.length > 0) throw phaseError(minor, "preflight", `[upgrade/config] FATAL: ${aggregate(errs)}`);
-  return { text, cluster, version, gates };
+  // Decoded only: a gate this kubeadm does not know (NodeLocalCRISocket on 1.37) is not a decode error.
+  return { text, cluster, version, gates: featureGatesOf(cluster) };
+}
+
+/**
+ * `upgrade apply`'s check of the ConfigMap's gates (features.CheckDeprecatedFlags, verified in the
+ * 1.3x source; 1.37 UNVERIFIED): each unknown or deprecated gate printed as
+ * `[upgrade/config] <message>`, then the preflight phase fails.
+ */
+function checkDeprecatedGates(minor: number, gates: Record<string, boolean>, fail: (message: string) => Fail): void {
+  const messages = deprecatedGateMessages(minor, gates);
+  if (messages.length === 0) return;
+  for (const m of messages) process.stdout.write(`[upgrade/config] ${m}\n`);
+  throw fail("[upgrade/config] FATAL. Unable to upgrade a cluster using deprecated feature-gate flags. Please see the release notes");
 }
 
 /**
@@ -48,7 +59,7 @@ export function versionPolicy(target: Version, cluster: Version, kubeadm: Versio
 }
 
 /** How this minor's upgrade finds the local node's CRI socket (kubeadm-facts.md, "Cluster side"). */
-function findSocket(minor: number, gateOn: boolean, annotation: string | undefined, node: string): string {
+export function findSocket(minor: number, gateOn: boolean, annotation: string | undefined, node: string): string {
   const instance = readInstanceConfig();
   const missing = `node ${node} doesn't have ${CRI_SOCKET_ANNOTATION} annotation`;
   let order: (string | undefined)[];
@@ -62,13 +73,28 @@ function findSocket(minor: number, gateOn: boolean, annotation: string | undefin
   return found;
 }
 
-/** The kubelet-config phase of `upgrade apply` / `upgrade node` on this node, per minor. */
-async function upgradeLocalKubelet(minor: number, gates: Record<string, boolean>, dryRun: boolean): Promise<void> {
+/**
+ * The kubelet-config phase (WriteKubeletConfigFiles, checked in kubeadm's source), the annotation
+ * handling of `upgrade apply` / `upgrade node`, and the post-upgrade phase, on this node, per minor:
+ * - gate in effect, 1.32-1.36: instance-config.yaml is written ONLY WHEN MISSING, from the
+ *   --container-runtime-endpoint flag in kubeadm-flags.env (never from the annotation); flag absent
+ *   gives `containerRuntimeEndpoint: ""`; an unreadable flags file, or one with no flags, fails the
+ *   phase. From 1.33 the flag is removed only then (the rest rewritten sorted); 1.32 keeps it.
+ *   (That 1.32 also checks for an existing file is UNVERIFIED; the facts say it "creates" it.)
+ * - config.yaml: the cluster's kubelet config, patched with the instance config ON DISK when the gate
+ *   is in effect (a stale file's endpoint included).
+ * - annotation: removed by apply and node when the gate is in effect, 1.33-1.36 (always on 1.36);
+ *   set by `upgrade apply` only (upload-config phase, #128031) when the gate is off; 1.37 neither
+ *   reads nor touches it.
+ * - post-upgrade: --pod-infra-container-image removed on 1.35 and 1.36; --container-runtime-endpoint
+ *   removed unconditionally on 1.37.
+ */
+async function upgradeLocalKubelet(minor: number, gates: Record<string, boolean>, dryRun: boolean, isApply: boolean): Promise<void> {
   const node = registeredNodeName();
   if (!node) throw phaseError(minor, "preflight", "couldn't get the node name from /etc/kubernetes/kubelet.conf: open /etc/kubernetes/kubelet.conf: no such file or directory"); // UNVERIFIED
   const gateOn = nodeLocalCriSocket(minor, gates);
   const s = await readStore();
-  const annotation = s.nodes[node]?.metadata.annotations[CRI_SOCKET_ANNOTATION];
+  const annotation = minor >= 37 ? undefined : s.nodes[node]?.metadata.annotations[CRI_SOCKET_ANNOTATION];
   if (minor >= 37 && !exists(INSTANCE_CONFIG)) {
     // UNVERIFIED wording: 1.37 requires the instance config (#138645).
     throw phaseError(minor, "kubelet-config", `could not read the instance kubelet configuration file "${INSTANCE_CONFIG}": open ${INSTANCE_CONFIG}: no such file or directory`);
@@ -81,28 +107,22 @@ async function upgradeLocalKubelet(minor: number, gates: Record<string, boolean>
   }
   if (dryRun) return;
   const clusterKubelet = s.configMaps["kube-system/kubelet-config"]?.data.kubelet ?? "";
-  let instanceEndpoint: string | undefined;
-  let dropAnnotation = false;
-  let setAnnotation: string | undefined;
-  if (gateOn) {
-    if (minor === 32) {
-      // 1.32: the instance config is created from the flag, and the flag stays (#129278).
-      instanceEndpoint = flagValue(readFlags(), "container-runtime-endpoint") ?? socket;
-      writeInstanceConfig(instanceEndpoint);
-    } else {
-      instanceEndpoint = socket;
-      writeInstanceConfig(instanceEndpoint);
-      removeFlags(["container-runtime-endpoint"]);
-      dropAnnotation = true;
+  const setAnnotation = !gateOn && isApply ? socket : undefined;
+  if (gateOn && minor <= 36 && !exists(INSTANCE_CONFIG)) {
+    let args;
+    try {
+      args = readFlagsAsKubeadm();
+    } catch (e) {
+      throw phaseError(minor, "kubelet-config", `error reading kubeadm flags file: ${(e as Error).message}`);
     }
-  } else {
-    setAnnotation = socket; // #128031: upgrade re-adds the annotation when the gate is off.
+    let endpoint = "";
+    for (const a of args) if (a.name === "container-runtime-endpoint") endpoint = a.value;
+    if (endpoint !== "" && minor >= 33) writeFlagsSorted(args.filter((a) => a.name !== "container-runtime-endpoint"));
+    writeInstanceConfig(endpoint);
   }
-  if (minor >= 35) removeFlags(["pod-infra-container-image"]);
-  if (minor >= 36) dropAnnotation = true;
-  if (minor >= 37) removeFlags(["container-runtime-endpoint"]);
-  writeKubeletConfig(clusterKubelet, instanceEndpoint);
+  writeKubeletConfig(clusterKubelet, gateOn ? (readInstanceConfig() ?? "") : undefined);
   process.stdout.write(`[upgrade] Backing up kubelet config file to /etc/kubernetes/tmp/kubeadm-kubelet-config.yaml\n[kubelet-start] Writing kubelet configuration to file "/var/lib/kubelet/config.yaml"\n`);
+  const dropAnnotation = gateOn && minor >= 33 && minor <= 36;
   if (dropAnnotation || setAnnotation !== undefined) {
     await updateStore((st) => {
       const n = st.nodes[node];
@@ -113,6 +133,8 @@ async function upgradeLocalKubelet(minor: number, gates: Record<string, boolean>
       if (before !== n.metadata.annotations[CRI_SOCKET_ANNOTATION]) n.metadata.resourceVersion = String(++st.revision);
     });
   }
+  if (minor === 35 || minor === 36) removeFlags(["pod-infra-container-image"]);
+  if (minor >= 37) removeFlags(["container-runtime-endpoint"]);
 }
 
 export async function plan(args: string[]): Promise<number> {
@@ -120,6 +142,7 @@ export async function plan(args: string[]): Promise<number> {
   const v = installedVersion();
   if (!exists("/etc/kubernetes/admin.conf")) throw kubeadmError(v.minor, `failed to load admin kubeconfig: open /etc/kubernetes/admin.conf: no such file or directory`); // UNVERIFIED
   const c = clusterState(await readStore(), v.minor);
+  checkDeprecatedGates(v.minor, c.gates, (m) => kubeadmError(v.minor, m)); // UNVERIFIED that plan checks too
   process.stdout.write(
     `[preflight] Running pre-flight checks.\n[upgrade/config] Reading configuration from the "kubeadm-config" ConfigMap in namespace "kube-system"...\n` +
       `[upgrade] Running cluster health checks\n[upgrade] Fetching available versions to upgrade to\n` +
@@ -150,6 +173,7 @@ export async function apply(args: string[]): Promise<number> {
   const dryRun = cli.flags["dry-run"] === true;
   process.stdout.write(`[upgrade] Reading configuration from the "kubeadm-config" ConfigMap in namespace "kube-system"...\n[preflight] Running pre-flight checks.\n`);
   const c = clusterState(await readStore(), minor);
+  checkDeprecatedGates(minor, c.gates, (m) => phaseError(minor, "preflight", m));
   const pol = versionPolicy(target, c.version, v);
   if (pol.mandatory.length > 0) {
     throw phaseError(minor, "preflight", `the version argument is invalid due to these fatal errors:\n\n${[...pol.mandatory, ...pol.skippable].map((e) => `\t- ${e}\n`).join("")}\nPlease fix the misalignments highlighted above and try upgrading again`);
@@ -163,7 +187,7 @@ export async function apply(args: string[]): Promise<number> {
     const answer = readLineSync();
     if (answer.toLowerCase() !== "y") throw kubeadmError(minor, "won't proceed; the user didn't answer (Y|y) in order to continue");
   }
-  await upgradeLocalKubelet(minor, c.gates, true); // checks before any change (socket, instance config)
+  await upgradeLocalKubelet(minor, c.gates, true, true); // checks before any change (socket, instance config)
   if (dryRun) return 0;
   await stepDuration("upgradeApply");
   if (exists("/etc/kubernetes/manifests/kube-apiserver.yaml")) writeControlPlaneFiles(target.text);
@@ -177,7 +201,7 @@ export async function apply(args: string[]): Promise<number> {
     cm.metadata.resourceVersion = String(++s.revision);
   });
   process.stdout.write(`[upload-config] Storing the configuration used in ConfigMap "kubeadm-config" in the "kube-system" Namespace\n`);
-  await upgradeLocalKubelet(minor, c.gates, false);
+  await upgradeLocalKubelet(minor, c.gates, false, true);
   process.stdout.write(
     `\n[upgrade] SUCCESS! A control plane node of your cluster was upgraded to "${target.text}".\n\n` +
       `[upgrade] Now please proceed with upgrading the rest of the nodes by following the right order.\n`,
@@ -199,7 +223,7 @@ export async function node(args: string[]): Promise<number> {
     // UNVERIFIED: the lab requires the node's kubeadm to be the cluster's minor (install first).
     throw phaseError(minor, "preflight", `the kubeadm version ${v.text} does not match the cluster version ${c.version.text}: upgrade kubeadm on this node to v${c.version.major}.${c.version.minor} first`);
   }
-  await upgradeLocalKubelet(minor, c.gates, true);
+  await upgradeLocalKubelet(minor, c.gates, true, false);
   if (dryRun) return 0;
   await stepDuration("upgradeNode");
   if (exists("/etc/kubernetes/manifests/kube-apiserver.yaml")) {
@@ -208,7 +232,7 @@ export async function node(args: string[]): Promise<number> {
   } else {
     process.stdout.write(`[upgrade] Skipping phase. Not a control plane node.\n`);
   }
-  await upgradeLocalKubelet(minor, c.gates, false);
+  await upgradeLocalKubelet(minor, c.gates, false, false);
   process.stdout.write(`[upgrade] The configuration for this node was successfully upgraded!\n[upgrade] Now you should go ahead and upgrade the kubelet package using your package manager.\n`);
   return 0;
 }

@@ -9,18 +9,29 @@ export type Stage = "ALPHA" | "BETA" | "GA" | "DEPRECATED";
 export interface Gate {
   default: boolean;
   stage: Stage;
+  /** The text `upgrade apply` prints for a deprecated gate left in the cluster (features.CheckDeprecatedFlags). */
+  deprecationMessage?: string;
 }
 
-/** kubeadm's own feature gates (InitFeatureGates) per minor. Approximate outside NodeLocalCRISocket. */
+/**
+ * kubeadm's own feature gates (features.InitFeatureGates) per minor. NodeLocalCRISocket follows the
+ * facts file exactly; ControlPlaneKubeletLocalMode too (GA in 1.35, #134106; removed in 1.36, #135773).
+ * The others are approximate (UNVERIFIED stages and removals).
+ */
 export function kubeadmGates(minor: number): Record<string, Gate> {
   const g: Record<string, Gate> = {
-    PublicKeysECDSA: { default: false, stage: "DEPRECATED" },
+    PublicKeysECDSA: {
+      default: false,
+      stage: "DEPRECATED",
+      deprecationMessage:
+        "The PublicKeysECDSA feature gate is deprecated and will be removed when v1beta3 is removed. v1beta4 supports a new option 'ClusterConfiguration.EncryptionAlgorithm'.",
+    },
     RootlessControlPlane: { default: false, stage: "ALPHA" },
   };
   if (minor <= 32) g.EtcdLearnerMode = { default: true, stage: "GA" };
   if (minor <= 32) g.ControlPlaneKubeletLocalMode = { default: false, stage: "ALPHA" };
   else if (minor <= 34) g.ControlPlaneKubeletLocalMode = { default: true, stage: "BETA" };
-  else g.ControlPlaneKubeletLocalMode = { default: true, stage: "GA" };
+  else if (minor === 35) g.ControlPlaneKubeletLocalMode = { default: true, stage: "GA" };
   if (minor <= 32) g.WaitForAllControlPlaneComponents = { default: false, stage: "ALPHA" };
   else if (minor === 33) g.WaitForAllControlPlaneComponents = { default: true, stage: "BETA" };
   else if (minor === 34) g.WaitForAllControlPlaneComponents = { default: true, stage: "GA" };
@@ -35,24 +46,25 @@ function goMapBool(m: Record<string, boolean>): string {
   return `map[string]bool{${Object.keys(m).sort().map((k) => `"${k}":${m[k]}`).join(", ")}}`;
 }
 
+/** encoding/json of a map[string]bool (keys sorted, no spaces). */
+function jsonMapBool(m: Record<string, boolean>): string {
+  return `{${Object.keys(m).sort().map((k) => `${JSON.stringify(k)}:${m[k]}`).join(",")}}`;
+}
+
 /**
  * kubeadm's ValidateFeatureGates for the given minor. Returns the error lines (empty when valid).
- * `X is not a valid feature name.` is verified in kubeadm's validation.go (field.Invalid on the whole
- * map). Deprecated gates count as unsupported there (features.Supports). The locked-gate text is
- * UNVERIFIED (kubeadm locks gates at GA; the wording follows component-base's featuregate).
+ * Verified in kubeadm's validation.go: it checks NAMES only (features.Supports: unknown or deprecated
+ * gates are refused), with `field.Invalid(featureGates, <whole map>, "X is not a valid feature name.")`;
+ * there is no lock check, so `NodeLocalCRISocket: false` passes on 1.36 (facts file, 1.36 row). The
+ * map prints as a Go map up to 1.33 and as JSON from 1.34 (#132314).
  */
 export function validateFeatureGates(minor: number, gates: Record<string, boolean>, field = "featureGates"): string[] {
   const known = kubeadmGates(minor);
-  const errs: string[] = [];
-  for (const k of Object.keys(gates).sort()) {
-    const spec = known[k];
-    if (!spec || spec.stage === "DEPRECATED") {
-      errs.push(`${field}: Invalid value: ${goMapBool(gates)}: ${k} is not a valid feature name.`);
-    } else if (spec.stage === "GA" && gates[k] !== spec.default) {
-      errs.push(`${field}.${k}: Invalid value: ${gates[k]}: cannot set feature gate ${k} to ${gates[k]}, feature is locked to ${spec.default}`);
-    }
-  }
-  return errs;
+  const value = minor >= 34 ? jsonMapBool(gates) : goMapBool(gates);
+  return Object.keys(gates)
+    .sort()
+    .filter((k) => !known[k] || known[k].stage === "DEPRECATED")
+    .map((k) => `${field}: Invalid value: ${value}: ${k} is not a valid feature name.`);
 }
 
 /** field.ErrorList.ToAggregate().Error(): one error as is, several as `[a, b]`. */
@@ -60,12 +72,30 @@ export function aggregate(errs: string[]): string {
   return errs.length === 1 ? errs[0] : `[${errs.join(", ")}]`;
 }
 
+/** Fails like kubeadm's config validation (init/join --config) on gates {@link validateFeatureGates} refuses. */
 export function assertFeatureGates(minor: number, gates: Record<string, boolean>): void {
   const errs = validateFeatureGates(minor, gates);
   if (errs.length > 0) throw kubeadmError(minor, aggregate(errs));
 }
 
-/** Whether NodeLocalCRISocket is in effect: the explicit entry if any, else the minor's default. */
+/**
+ * features.CheckDeprecatedFlags, which `upgrade apply` runs in its preflight phase on the gates of the
+ * kubeadm-config ConfigMap (verified in kubeadm's source; the stored config is only decoded, never
+ * validated): one line per unknown gate (`Unknown feature gate flag: X`) or deprecated gate (its
+ * deprecation message), keys sorted here (kubeadm iterates a Go map).
+ */
+export function deprecatedGateMessages(minor: number, gates: Record<string, boolean>): string[] {
+  const known = kubeadmGates(minor);
+  return Object.keys(gates)
+    .sort()
+    .flatMap((k) => (!known[k] ? [`Unknown feature gate flag: ${k}`] : known[k].stage === "DEPRECATED" ? [known[k].deprecationMessage ?? ""] : []));
+}
+
+/**
+ * Whether NodeLocalCRISocket is in effect: the explicit entry if any, else the minor's default. 1.36
+ * removed the disabled path (#135742) and 1.37 the gate, so both are always node-local (whether any
+ * 1.36 code still reads a `false` entry is UNVERIFIED; the facts say the path is gone).
+ */
 export function nodeLocalCriSocket(minor: number, gates: Record<string, boolean>): boolean {
   if (minor <= 31) return false;
   if (minor >= 36) return true;

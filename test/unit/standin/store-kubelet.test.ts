@@ -162,6 +162,29 @@ describe("reset and durations", () => {
     expect(again.code).toBe(0);
     expect((await cp.kubectl("get", "node", "w1")).stdout).toMatch(/\nw1 +Ready /);
   }, 30000);
+  test("two runtimes: reset without --cri-socket fails on a worker with kubeadm's message, changing nothing; with it, it runs", async () => {
+    await w.addRuntime("cri-dockerd");
+    const refused = await w.kubeadm("reset", "-f");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      "found multiple CRI endpoints on the host. Please define which one do you wish to use by setting the 'criSocket' field in the kubeadm configuration file: " +
+        "unix:///var/run/containerd/containerd.sock, unix:///var/run/cri-dockerd.sock\nTo see the stack trace of this error execute with --v=5 or higher\n",
+    );
+    expect(w.exists("/etc/kubernetes/kubelet.conf")).toBe(true);
+    expect(w.exists("/var/lib/kubelet/instance-config.yaml")).toBe(true);
+    const ok = await w.kubeadm("reset", "-f", "--cri-socket", CONTAINERD);
+    expect(ok.code).toBe(0);
+    expect(w.exists("/etc/kubernetes/kubelet.conf")).toBe(false);
+    const j = parseJoin((await cp.kubeadm("token", "create", "--print-join-command")).stdout);
+    expect((await w.kubeadm("join", "--config", w.config("j.yaml", joinConfig({ name: "w1", criSocket: CONTAINERD, ...j })))).code).toBe(0);
+  }, 30000);
+  test("a control-plane node with an admin kubeconfig takes its socket from the cluster (instance config), so two runtimes do not fail it", async () => {
+    await cp.addRuntime("crio");
+    const r = await cp.kubeadm("reset", "-f");
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(cp.exists("/etc/kubernetes/admin.conf")).toBe(false);
+  }, 30000);
   async function expectRestartFails(): Promise<void> {
     await w.systemctl("restart", "kubelet");
     expect((await w.systemctl("is-active", "kubelet")).code).toBe(3);

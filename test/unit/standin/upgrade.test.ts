@@ -56,7 +56,7 @@ async function setGates(cp: LabNode, edit: (cc: string) => string): Promise<void
   expect(r.stdout).toBe("configmap/kubeadm-config replaced\n");
 }
 
-test("1.31 -> 1.32 (off) -> gate on 1.32 -> 1.33 -> 1.34 -> 1.35 -> 1.36 -> 1.37", async () => {
+test("1.31 -> 1.32 (off) -> gate on 1.32 -> 1.33 ... 1.37: a file 1.32 made keeps the flag until 1.37 strips it", async () => {
   const { lab, cp, w } = await cluster("v1.31.4");
   const annotations = (): [string | undefined, string | undefined] => [lab.store().nodes.cp1.metadata.annotations[ANNOTATION], lab.store().nodes.w1.metadata.annotations[ANNOTATION]];
 
@@ -77,24 +77,30 @@ test("1.31 -> 1.32 (off) -> gate on 1.32 -> 1.33 -> 1.34 -> 1.35 -> 1.36 -> 1.37
   expect(annotations()).toEqual([CONTAINERD, CRIO]);
   expect(w.read("/var/lib/kubelet/config.yaml")).toContain(`containerRuntimeEndpoint: ${CRIO}\n`);
 
+  // 1.33-1.36 remove the flag only when they create instance-config.yaml: 1.32 made it, so it stays.
   await upgrade(cp, w, "v1.33.2");
-  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10"\n`);
+  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CRIO} --pod-infra-container-image=registry.k8s.io/pause:3.10"\n`);
   expect(annotations()).toEqual([undefined, undefined]);
   expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CRIO}"\n`);
 
   await upgrade(cp, w, "v1.34.1");
   await upgrade(cp, w, "v1.35.0");
-  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS=""\n`);
-  expect(flags(cp)).toBe(`KUBELET_KUBEADM_ARGS=""\n`);
+  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CRIO}"\n`);
+  expect(flags(cp)).toBe(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CONTAINERD}"\n`);
   await upgrade(cp, w, "v1.36.0");
   expect(annotations()).toEqual([undefined, undefined]);
+  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CRIO}"\n`);
 
-  // 1.37 refuses the removed gate still named in ClusterConfiguration.
+  // 1.37's upgrade apply refuses the removed gate still in the ConfigMap, in its preflight phase.
   cp.setVersion("v1.37.0");
   w.setVersion("v1.37.0");
   const refused = await cp.kubeadm("upgrade", "apply", "v1.37.0", "-y");
   expect(refused.code).toBe(1);
-  expect(refused.stderr).toContain("NodeLocalCRISocket is not a valid feature name.");
+  expect(refused.stdout).toContain("[upgrade/config] Unknown feature gate flag: NodeLocalCRISocket\n");
+  expect(refused.stderr).toContain(
+    "error: error execution phase preflight: [upgrade/config] FATAL. Unable to upgrade a cluster using deprecated feature-gate flags. Please see the release notes\n",
+  );
+  expect(refused.stderr).not.toContain("is not a valid feature name");
   expect(lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration).toContain("kubernetesVersion: v1.36.0\n");
   const before = lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration;
   await setGates(cp, (cc) => cc.replace("featureGates:\n  NodeLocalCRISocket: true\n", ""));
@@ -102,11 +108,16 @@ test("1.31 -> 1.32 (off) -> gate on 1.32 -> 1.33 -> 1.34 -> 1.35 -> 1.36 -> 1.37
   const after = lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration;
   expect(after).toBe(before.replace("featureGates:\n  NodeLocalCRISocket: true\n", "").replace("kubernetesVersion: v1.36.0", "kubernetesVersion: v1.37.0"));
   expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CRIO}"\n`);
+  // 1.37 strips the endpoint flag unconditionally.
+  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS=""\n`);
+  expect(flags(cp)).toBe(`KUBELET_KUBEADM_ARGS=""\n`);
 }, 120000);
 
-test("1.33 (gate off) -> 1.34 turns the default-on gate on from the annotation", async () => {
+test("1.33 (gate off) -> 1.34 turns the default-on gate on from the flag (not the annotation), which goes", async () => {
   const { lab, cp, w } = await cluster("v1.33.2");
   expect(flags(w)).toContain(`--container-runtime-endpoint=${CRIO}`);
+  // A stale annotation (a runtime switch): 1.34 reads it first to find the socket, but builds the file from the flag.
+  await lab.hostKubectl("annotate", "node", "w1", `${ANNOTATION}=${CONTAINERD}`, "--overwrite");
   await upgrade(cp, w, "v1.34.1");
   expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CRIO}"\n`);
   expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10"\n`);
@@ -114,25 +125,84 @@ test("1.33 (gate off) -> 1.34 turns the default-on gate on from the annotation",
   expect(lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration).not.toContain("featureGates");
 }, 60000);
 
-test("gate off: upgrade re-adds a removed annotation (#128031); 1.36 removes it unconditionally", async () => {
+describe("kubelet-config phase, 1.33 with the gate on (kubeadm upgrade node on the worker)", () => {
+  let lab: Lab;
+  let w: LabNode;
+  beforeAll(async () => {
+    ({ lab, w } = await cluster("v1.33.2", { NodeLocalCRISocket: true }));
+  }, 30000);
+  /** Set the files, annotate (1.33 finds a node without instance config by the annotation; upgrade removes it), upgrade. */
+  const upgradeNode = async (files: { instance?: string; flags?: string }, annotation = CRIO) => {
+    await lab.hostKubectl("annotate", "node", "w1", `${ANNOTATION}=${annotation}`, "--overwrite");
+    const fs = await import("fs");
+    for (const [path, content] of [["/var/lib/kubelet/instance-config.yaml", files.instance], ["/var/lib/kubelet/kubeadm-flags.env", files.flags]] as const) {
+      fs.rmSync(w.file(path), { force: true });
+      if (content !== undefined) w.write(path, content);
+    }
+    return w.kubeadm("upgrade", "node");
+  };
+
+  test("an existing instance-config.yaml is never rewritten, even stale, and the flag stays", async () => {
+    const flagsText = `KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CRIO} --v=2 --node-ip=10.0.0.9"\n`;
+    const r = await upgradeNode({ instance: `containerRuntimeEndpoint: "${CONTAINERD}"\n`, flags: flagsText });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CONTAINERD}"\n`);
+    expect(flags(w)).toBe(flagsText);
+    // config.yaml takes the instance config on disk, stale value included.
+    expect(w.read("/var/lib/kubelet/config.yaml")).toContain(`containerRuntimeEndpoint: ${CONTAINERD}\n`);
+  });
+
+  test("missing: made from the flag (not the annotation), the flag removed, the rest rewritten sorted", async () => {
+    const r = await upgradeNode({ flags: `KUBELET_KUBEADM_ARGS="--v=2 --container-runtime-endpoint=${CRIO} --node-ip=10.0.0.9 --pod-infra-container-image=registry.k8s.io/pause:3.10"\n` }, CONTAINERD);
+    expect(r.stderr).toBe("");
+    expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CRIO}"\n`);
+    expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--node-ip=10.0.0.9 --pod-infra-container-image=registry.k8s.io/pause:3.10 --v=2"\n`);
+  });
+
+  test('missing, no flag in a readable flags file: containerRuntimeEndpoint "" and the flags file untouched', async () => {
+    const flagsText = `KUBELET_KUBEADM_ARGS="--v=2 --node-ip=10.0.0.9"\n`;
+    const r = await upgradeNode({ flags: flagsText });
+    expect(r.stderr).toBe("");
+    expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe('containerRuntimeEndpoint: ""\n');
+    expect(flags(w)).toBe(flagsText);
+    expect(w.read("/var/lib/kubelet/config.yaml")).toContain('containerRuntimeEndpoint: ""\n');
+  });
+
+  test("missing, and the flags file missing or holding no flags: kubeadm's error, no instance config", async () => {
+    const gone = await upgradeNode({});
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain(
+      "error execution phase kubelet-config: error reading kubeadm flags file: failed to read file: open /var/lib/kubelet/kubeadm-flags.env: no such file or directory\n",
+    );
+    expect(w.exists("/var/lib/kubelet/instance-config.yaml")).toBe(false);
+    const empty = await upgradeNode({ flags: 'KUBELET_KUBEADM_ARGS=""\n' });
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain('error execution phase kubelet-config: error reading kubeadm flags file: no flags found in file "/var/lib/kubelet/kubeadm-flags.env"\n');
+    expect(w.exists("/var/lib/kubelet/instance-config.yaml")).toBe(false);
+  });
+});
+
+test("gate off: upgrade apply re-annotates its node, upgrade node does not (1.34)", async () => {
+  const { lab, cp, w } = await cluster("v1.34.1");
+  expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBeUndefined();
+  await setGates(cp, (cc) => `${cc}featureGates:\n  NodeLocalCRISocket: false\n`);
+  // 1.34 finds the socket by the annotation, then instance-config.yaml. (With the gate off kubeadm puts no
+  // flag back, so the kubelet is left without an endpoint: the component's kubelet-files step fixes that.)
+  cp.setVersion("v1.34.2");
+  w.setVersion("v1.34.2");
+  expect((await cp.kubeadm("upgrade", "apply", "v1.34.2", "-y")).stderr).toBe("");
+  expect((await w.kubeadm("upgrade", "node")).stderr).toBe("");
+  expect(lab.store().nodes.cp1.metadata.annotations[ANNOTATION]).toBe(CONTAINERD);
+  expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBeUndefined();
+}, 60000);
+
+test("1.36 takes NodeLocalCRISocket: false (names are all kubeadm checks) and is node-local anyway; the annotation goes", async () => {
   const { lab, cp, w } = await cluster("v1.35.0", { NodeLocalCRISocket: false });
   expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CRIO}"\n`);
-  expect((await cp.kubectl("annotate", "node", "cp1", `${ANNOTATION}-`)).stdout).toBe("node/cp1 annotated\n");
-  expect(lab.store().nodes.cp1.metadata.annotations[ANNOTATION]).toBeUndefined();
-  // Without the annotation, 1.35 upgrade finds the socket nowhere.
-  const noSocket = await cp.kubeadm("upgrade", "apply", "v1.35.0", "-y");
-  expect(noSocket.code).toBe(1);
-  expect(noSocket.stderr).toContain("node cp1 doesn't have kubeadm.alpha.kubernetes.io/cri-socket annotation");
-  expect((await cp.kubectl("annotate", "node", "cp1", `${ANNOTATION}=${CONTAINERD}`)).code).toBe(0);
-  await upgrade(cp, w, "v1.35.1");
   expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBe(CRIO);
-  // 1.36 locks the gate on: the false entry must go first; then the annotation is removed.
-  cp.setVersion("v1.36.0");
-  const locked = await cp.kubeadm("upgrade", "apply", "v1.36.0", "-y");
-  expect(locked.code).toBe(1);
-  expect(locked.stderr).toContain("cannot set feature gate NodeLocalCRISocket to false, feature is locked to true");
-  await setGates(cp, (cc) => cc.replace("featureGates:\n  NodeLocalCRISocket: false\n", ""));
   await upgrade(cp, w, "v1.36.0");
+  expect(lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration).toContain("NodeLocalCRISocket: false");
   expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBeUndefined();
   expect(lab.store().nodes.cp1.metadata.annotations[ANNOTATION]).toBeUndefined();
   expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CRIO}"\n`);
@@ -164,6 +234,21 @@ test("1.37 fails when instance-config.yaml is missing, and strips a leftover fla
   const r = await w.kubeadm("upgrade", "node");
   expect(r.code).toBe(1);
   expect(r.stderr).toContain("/var/lib/kubelet/instance-config.yaml: no such file or directory");
+}, 60000);
+
+test("1.37 leaves a cri-socket annotation and --pod-infra-container-image alone; upgrade node ignores a removed gate in the ConfigMap", async () => {
+  const { lab, cp, w } = await cluster("v1.36.0");
+  await lab.hostKubectl("annotate", "node", "w1", `${ANNOTATION}=${CRIO}`);
+  cp.setVersion("v1.37.0");
+  w.setVersion("v1.37.0");
+  expect((await cp.kubeadm("upgrade", "apply", "v1.37.0", "-y")).code).toBe(0);
+  w.write("/var/lib/kubelet/kubeadm-flags.env", `KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10"\n`);
+  await setGates(cp, (cc) => `${cc}featureGates:\n  NodeLocalCRISocket: true\n`);
+  const r = await w.kubeadm("upgrade", "node");
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBe(CRIO);
+  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10"\n`);
 }, 60000);
 
 describe("version policy", () => {

@@ -28,19 +28,29 @@ describe("feature gate validation", () => {
     expect(cp.exists("/etc/kubernetes/manifests")).toBe(false);
     expect(cp.exists("/var/lib/kubelet/kubeadm-flags.env")).toBe(false);
   });
-  test("an unknown gate is rejected on 1.33", async () => {
-    const { r } = await initWith("v1.33.2", { gates: { NoSuchGate: true } });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain("NoSuchGate is not a valid feature name.");
+  test("the whole map prints as a Go map up to 1.33 and as JSON from 1.34", async () => {
+    const a = await initWith("v1.33.2", { gates: { NoSuchGate: true, RootlessControlPlane: false } });
+    expect(a.r.code).toBe(1);
+    expect(a.r.stderr).toBe(
+      'featureGates: Invalid value: map[string]bool{"NoSuchGate":true, "RootlessControlPlane":false}: NoSuchGate is not a valid feature name.\nTo see the stack trace of this error execute with --v=5 or higher\n',
+    );
+    const b = await initWith("v1.34.1", { gates: { NoSuchGate: true, RootlessControlPlane: false } });
+    expect(b.r.code).toBe(1);
+    expect(b.r.stderr).toBe(
+      'error: featureGates: Invalid value: {"NoSuchGate":true,"RootlessControlPlane":false}: NoSuchGate is not a valid feature name.\nTo see the stack trace of this error execute with --v=5 or higher\n',
+    );
   });
-  test("1.36 refuses NodeLocalCRISocket=false (locked at GA)", async () => {
-    const { r } = await initWith("v1.36.0", { gates: { NodeLocalCRISocket: false } });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain("cannot set feature gate NodeLocalCRISocket to false, feature is locked to true");
+  test("ControlPlaneKubeletLocalMode: GA on 1.35, removed on 1.36", async () => {
+    expect((await initWith("v1.35.0", { gates: { ControlPlaneKubeletLocalMode: true } })).r.code).toBe(0);
+    const r = await initWith("v1.36.0", { gates: { ControlPlaneKubeletLocalMode: true } });
+    expect(r.r.code).toBe(1);
+    expect(r.r.stderr).toContain('featureGates: Invalid value: {"ControlPlaneKubeletLocalMode":true}: ControlPlaneKubeletLocalMode is not a valid feature name.');
   });
-  test("1.36 accepts NodeLocalCRISocket=true", async () => {
-    const { r } = await initWith("v1.36.0", { gates: { NodeLocalCRISocket: true } });
+  test("1.36 takes NodeLocalCRISocket=false (kubeadm checks names only) and stays node-local", async () => {
+    const { cp, r } = await initWith("v1.36.0", { gates: { NodeLocalCRISocket: false } });
+    expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
+    expect(cp.read("/var/lib/kubelet/instance-config.yaml")).toBe('containerRuntimeEndpoint: "unix:///var/run/containerd/containerd.sock"\n');
   });
   test("1.37 rejects the removed gate", async () => {
     const { r } = await initWith("v1.37.0", { gates: { NodeLocalCRISocket: true } });
