@@ -22,7 +22,7 @@ export interface ProxyArgs {
 
 /** One machine of the cluster. */
 export interface NodeArgs {
-  /** RFC 1123 DNS label; becomes the Kubernetes Node name (kubeadm nodeRegistration.name). */
+  /** RFC 1123 DNS subdomain (`ip-10-0-1-23.ec2.internal`, lowercase); becomes the Kubernetes Node name (kubeadm nodeRegistration.name). */
   name: string;
   /** `control-plane` or `worker`. The first control-plane node in the list runs `kubeadm init`. */
   role: string;
@@ -73,7 +73,10 @@ export interface ClusterArgs {
   controlPlaneEndpoint?: string;
   /** kubeadm ClusterConfiguration.networking. */
   networking?: Networking;
-  /** kubeadm's featureGates map, e.g. `{ NodeLocalCRISocket: true }`. */
+  /**
+   * kubeadm's own featureGates map, e.g. `{ NodeLocalCRISocket: true }`: only gates kubeadm of this
+   * minor knows (kubelet gates go in `kubeletConfiguration.featureGates`).
+   */
   featureGates?: Record<string, boolean>;
   /** Extra KubeletConfiguration fields for every node (not `containerRuntimeEndpoint`: that is per node). */
   kubeletConfiguration?: Record<string, unknown>;

@@ -324,7 +324,9 @@ function validateTaints(taints: unknown, node: string): Taint[] {
  * @throws KubeadmConfigError naming node and field on:
  *   - `nodes`: not a list, or empty; no control-plane node; an entry that is not a map
  *     (`nodes[5]: must be a map`);
- *   - a node `name` that is not an RFC 1123 DNS label; duplicate names; a `role` other than
+ *   - a node `name` that is not an RFC 1123 DNS subdomain (kubeadm's rule for nodeRegistration.name:
+ *     `ip-10-0-1-23.ec2.internal` is fine; capitals are refused with the lowercase spelling as a hint);
+ *     duplicate names; a `role` other than
  *     control-plane/worker; an invalid `criSocket`;
  *   - `host`: not a non-empty string, starting with `-` (an SSH client would read an option), with
  *     whitespace, control or shell characters, in brackets, or with a `:` unless it is an IPv6 address
@@ -339,8 +341,10 @@ function validateTaints(taints: unknown, node: string): Taint[] {
  *     `maxConcurrentJoins`, `maxUnavailableWorkers`: not a whole number >= 1;
  *   - `joinTokenTtl`: not a positive kubeadm duration `XhYmZs` (checked even when nothing joins yet);
  *   - `kubernetesVersion` malformed or unsupported; `featureGates` not booleans, a gate name that
- *     differs from a kubeadm gate only in case (`NodeLocalCriSocket`), or a gate value the version
- *     cannot honour;
+ *     differs from a kubeadm gate only in case (`NodeLocalCriSocket`), a gate kubeadm of this minor
+ *     does not accept (a kubelet gate such as `GracefulNodeShutdown`: the message points to
+ *     kubeletConfiguration.featureGates; a removed or deprecated kubeadm gate), or a gate value the
+ *     version cannot honour;
  *   - `kubeletConfiguration` not a plain map or setting containerRuntimeEndpoint/apiVersion/kind;
  *   - `controlPlaneEndpoint` malformed as kubeadm sees it (see {@link isHostPort}: capitals refused,
  *     with a hint), or missing with several control-plane nodes; malformed `networking`;
@@ -383,8 +387,15 @@ export function validateCluster(spec: ClusterSpec): ValidCluster {
   const nodes: ValidNode[] = spec.nodes.map((n: unknown, index) => {
     if (!isPlainObject(n)) throw new KubeadmConfigError(`nodes[${index}]`, "must be a map");
     const name = n.name;
-    if (!isDnsLabel(name)) {
-      throw new KubeadmConfigError(`nodes[${index}].name`, `${describe(name)} is not an RFC 1123 DNS label (lower-case a-z 0-9 -, at most 63, alphanumeric ends)`);
+    if (!isDnsSubdomain(name)) {
+      const hint =
+        typeof name === "string" && /[A-Z]/.test(name) && isDnsSubdomain(name.toLowerCase())
+          ? `: kubeadm and Kubernetes refuse capitals in a Node name; write it in lowercase, ${JSON.stringify(name.toLowerCase())}`
+          : "";
+      throw new KubeadmConfigError(
+        `nodes[${index}].name`,
+        `${describe(name)} is not an RFC 1123 DNS subdomain, as kubeadm checks nodeRegistration.name (lower-case a-z 0-9 - and ., at most 253; each dot-separated part 1-63 long with alphanumeric ends)${hint}`,
+      );
     }
     if (names.has(name)) throw new KubeadmConfigError("name", "duplicate node name", name);
     names.add(name);

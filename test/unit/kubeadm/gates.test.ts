@@ -53,7 +53,7 @@ describe("nodeLocalCriSocketEnabled: honour or refuse, every minor", () => {
 describe("kubeadmFeatureGates", () => {
   const v = parseKubernetesVersion;
   it("drops the key where kubeadm rejects it", () => {
-    expect(kubeadmFeatureGates(v("v1.31.0"), { NodeLocalCRISocket: false, X: true })).toEqual({ X: true });
+    expect(kubeadmFeatureGates(v("v1.31.0"), { NodeLocalCRISocket: false, RootlessControlPlane: true })).toEqual({ RootlessControlPlane: true });
     expect(kubeadmFeatureGates(v("v1.37.0"), { NodeLocalCRISocket: true })).toEqual({});
   });
   it("keeps it where kubeadm knows it", () => {

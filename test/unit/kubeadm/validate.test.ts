@@ -25,13 +25,13 @@ const cp = (o: Partial<NodeSpec> = {}): NodeSpec => ({ name: "cp1", role: "contr
 
 describe("validateCluster: success", () => {
   it("normalises and splits nodes, warns like kubeadm", () => {
-    const c = validateCluster(base({ featureGates: { NodeLocalCRISocket: true, Other: false } }));
+    const c = validateCluster(base({ featureGates: { NodeLocalCRISocket: true, RootlessControlPlane: false } }));
     expect(c.version.text).toBe("v1.34.2");
     expect(c.controlPlane.map((n) => n.name)).toEqual(["cp1"]);
     expect(c.workers.map((n) => n.name)).toEqual(["w1"]);
     expect(c.nodes[1]).toEqual({ name: "w1", role: "worker", criSocket: "unix:///run/crio/crio.sock", kubeletExtraArgs: [], labels: {}, taints: [], index: 1 });
     expect(c.nodeLocalCriSocket).toBe(true);
-    expect(c.kubeadmFeatureGates).toEqual({ NodeLocalCRISocket: true, Other: false });
+    expect(c.kubeadmFeatureGates).toEqual({ NodeLocalCRISocket: true, RootlessControlPlane: false });
     expect(c.warnings).toEqual([
       'node "w1": Usage of CRI endpoints without URL scheme is deprecated and can cause kubelet errors in the future. Automatically prepending scheme "unix" to the "criSocket" with value "/run/crio/crio.sock". Please update your configuration!',
     ]);
@@ -61,8 +61,19 @@ describe("validateCluster: errors name node and field", () => {
     expectError(base({}, [cp({ host: "h" }), { name: "w1", role: "worker", host: "h", port: 22 }]), "host", "w1", /cp1/);
     expect(() => validateCluster(base({}, [cp({ host: "h" }), { name: "w1", role: "worker", host: "h", port: 2222 }]))).not.toThrow();
   });
-  it.each(["CP1", "cp_1", "-cp", "a".repeat(64), "cp.1", ""])("bad name %j", (name) => {
-    expectError(base({}, [cp({ name })]), "nodes[0].name", undefined, /RFC 1123/);
+  it.each(["cp_1", "-cp", "a".repeat(64), "cp..1", "cp.", ".cp", `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(62)}`, ""])("bad name %j", (name) => {
+    expectError(base({}, [cp({ name })]), "nodes[0].name", undefined, /not an RFC 1123 DNS subdomain/);
+  });
+  // kubeadm validates nodeRegistration.name with IsDNS1123Subdomain: EC2-style private DNS names are fine.
+  it.each(["ip-10-0-1-23.ec2.internal", "cp.1", "node-7.rack-2.dc.example.com", `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}`])(
+    "a DNS subdomain is a node name: %j",
+    (name) => {
+      expect(validateCluster(base({}, [cp({ name })])).nodes[0].name).toBe(name);
+    },
+  );
+  it("capitals are refused with the lowercase spelling as a hint", () => {
+    expectError(base({}, [cp({ name: "IP-10-0-1-23.EC2.Internal" })]), "nodes[0].name", undefined, /refuse capitals in a Node name; write it in lowercase, "ip-10-0-1-23\.ec2\.internal"$/);
+    expectError(base({}, [cp({ name: "CP_1" })]), "nodes[0].name", undefined, /\)$/);
   });
   it("bad role", () => expectError(base({}, [cp(), { name: "w1", role: "master" }]), "role", "w1", /neither/));
   it("bad criSocket", () => expectError(base({}, [cp({ criSocket: "tcp://1.2.3.4:1" })]), "criSocket", "cp1", /tcp/));

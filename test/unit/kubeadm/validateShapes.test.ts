@@ -140,9 +140,45 @@ describe("gates and controlPlaneEndpoint as kubeadm sees them", () => {
     expect(e.message).toMatch(/did you mean NodeLocalCRISocket\?/);
   });
 
-  it("a gate kubeadm might know under another case is refused too; unrelated names pass through", () => {
+  it("a gate kubeadm might know under another case is refused too", () => {
     expect(refused(spec({ featureGates: { etcdLearnerMode: true } })).message).toMatch(/did you mean EtcdLearnerMode/);
-    expect(() => validateCluster(spec({ featureGates: { SomeFutureGate: true } }))).not.toThrow();
+  });
+
+  // kubeadm's ValidateFeatureGates checks names against its own InitFeatureGates: anything else fails
+  // `kubeadm init` ("X is not a valid feature name."). Refused here, at preview, naming the gate.
+  it("a kubelet or API server gate is refused, naming it and pointing to kubeletConfiguration.featureGates", () => {
+    const e = refused(spec({ kubernetesVersion: "v1.34.2", featureGates: { NodeLocalCRISocket: true, GracefulNodeShutdown: true } }));
+    expect(e.field).toBe("featureGates.GracefulNodeShutdown");
+    expect(e.node).toBeUndefined();
+    expect(e.message).toBe(
+      'featureGates.GracefulNodeShutdown: is not a kubeadm feature gate; kubeadm v1.34.2 would refuse it ("GracefulNodeShutdown is not a valid feature name."). ' +
+        "kubeadm's own gates on v1.34.2: ControlPlaneKubeletLocalMode, NodeLocalCRISocket, RootlessControlPlane, WaitForAllControlPlaneComponents. " +
+        "A kubelet feature gate goes in kubeletConfiguration.featureGates (for example {featureGates: {GracefulNodeShutdown: true}})",
+    );
+    expect(validateCluster(spec({ kubeletConfiguration: { featureGates: { GracefulNodeShutdown: true } } })).kubeletConfiguration).toEqual({
+      featureGates: { GracefulNodeShutdown: true },
+    });
+  });
+
+  it.each([
+    ["v1.36.0", "ControlPlaneKubeletLocalMode", /was removed from kubeadm in 1\.36/],
+    ["v1.33.2", "EtcdLearnerMode", /was removed from kubeadm in 1\.33/],
+    ["v1.35.0", "WaitForAllControlPlaneComponents", /was removed from kubeadm in 1\.35/],
+    ["v1.34.2", "PublicKeysECDSA", /deprecated in kubeadm since 1\.30/],
+  ])("%s refuses %s", (version, gate, why) => {
+    const e = refused(spec({ kubernetesVersion: version, featureGates: { [gate]: true } }));
+    expect(e.field).toBe(`featureGates.${gate}`);
+    expect(e.message).toMatch(why);
+    expect(e.message).toContain(`("${gate} is not a valid feature name.")`);
+  });
+
+  it.each([
+    ["v1.35.0", "ControlPlaneKubeletLocalMode"],
+    ["v1.32.3", "EtcdLearnerMode"],
+    ["v1.34.2", "WaitForAllControlPlaneComponents"],
+    ["v1.37.0", "RootlessControlPlane"],
+  ])("%s accepts %s and hands it to kubeadm", (version, gate) => {
+    expect(validateCluster(spec({ kubernetesVersion: version, featureGates: { [gate]: false } })).kubeadmFeatureGates).toEqual({ [gate]: false });
   });
 
   // kubeadm: ValidateHostPort -> ParseHostPort -> validation.IsDNS1123Subdomain(host), no lower-casing
