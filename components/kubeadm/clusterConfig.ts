@@ -6,7 +6,7 @@
  * the version's default (#132303).
  */
 import { isMap, isScalar, YAMLMap } from "yaml";
-import { FileEditError, findPair, insertPair, nestedIndentStep, parseMapDoc, removeBlockPair, replaceScalar } from "./yamlEdit";
+import { blockScalarText, FileEditError, findPair, insertPair, nestedIndentStep, parseMapDoc, removeBlockPair, replaceScalar } from "./yamlEdit";
 
 const FILE = "ClusterConfiguration";
 const MAP_KEY = "featureGates";
@@ -44,7 +44,7 @@ export function setFeatureGate(clusterConfiguration: string, name: string, value
       md,
       md.root,
       MAP_KEY,
-      (indent) => `${indent}${MAP_KEY}:\n${indent}${step}${name}: ${value}\n`,
+      (indent) => `${indent}${MAP_KEY}:\n${indent}${step}${blockScalarText(name)}: ${value}\n`,
       `{${JSON.stringify(name)}: ${value}}`,
     );
   }
@@ -64,5 +64,5 @@ export function setFeatureGate(clusterConfiguration: string, name: string, value
     return map.items.length === 1 ? removeBlockPair(md, md.root, gatesPair!) : removeBlockPair(md, map, entry);
   }
   if (value === undefined) return clusterConfiguration;
-  return insertPair(md, map, name, (indent) => `${indent}${name}: ${value}\n`, String(value));
+  return insertPair(md, map, name, (indent) => `${indent}${blockScalarText(name)}: ${value}\n`, String(value));
 }

@@ -1,12 +1,13 @@
 /**
  * kubeadm config API v1beta4 (kubeadm 1.31+) documents for `kubeadm init --config` and
  * `kubeadm join --config`. Rendered from plain objects with the `yaml` package, so user values are
- * data, never concatenated into YAML text. Node labels are not rendered: the component applies them
+ * data, never concatenated into YAML text, and every string that YAML 1.1 (kubeadm's decoder) would
+ * read as something else is quoted: a node named `no`, a taint value `yes`, a flag value `on`. Node labels are not rendered: the component applies them
  * with kubectl. The socket goes in `nodeRegistration.criSocket` only; the KubeletConfiguration
  * never carries `containerRuntimeEndpoint` (per node: instance-config.yaml or the legacy flag).
  */
-import { stringify } from "yaml";
 import { KubeadmConfigError, ValidCluster, ValidNode } from "./types";
+import { stringifyYaml11 } from "./yaml11";
 
 /** kubeadm config API group/version this project renders. */
 export const KUBEADM_API_VERSION = "kubeadm.k8s.io/v1beta4";
@@ -38,7 +39,7 @@ function nodeRegistration(node: ValidNode, criSocket: string | undefined): Recor
 }
 
 function documents(docs: Record<string, unknown>[]): string {
-  return docs.map((d) => stringify(d, { lineWidth: 0 })).join("---\n");
+  return docs.map((d) => stringifyYaml11(d)).join("---\n");
 }
 
 function clusterConfiguration(cluster: ValidCluster): Record<string, unknown> {

@@ -10,6 +10,7 @@
  * the file's first line does (`\r\n` or `\n`).
  */
 import { Document, isAlias, isMap, isScalar, isSeq, Pair, parseAllDocuments, parse as parseYaml, Scalar, YAMLMap } from "yaml";
+import { yaml11PlainSafe } from "./yaml11";
 
 /** A config file this layer refuses to edit; `file` names it (`config.yaml`, `ClusterConfiguration`). */
 export class FileEditError extends Error {
@@ -266,7 +267,7 @@ export function replaceScalar(md: MapDoc, pair: Pair, value: string | boolean, i
     out = String(value);
   } else if (v.type === "QUOTE_SINGLE") {
     out = `'${value.replace(/'/g, "''")}'`;
-  } else if (v.type === "PLAIN" && !inFlow && PLAIN_SAFE.test(value) && parseYaml(value) === value) {
+  } else if (v.type === "PLAIN" && !inFlow && plainSafe(value)) {
     out = value;
   } else if (v.type === "PLAIN" || v.type === "QUOTE_DOUBLE") {
     out = JSON.stringify(value);
@@ -278,9 +279,18 @@ export function replaceScalar(md: MapDoc, pair: Pair, value: string | boolean, i
   return md.bom + md.text.slice(0, start) + out + md.text.slice(end);
 }
 
-/** Renders a string as a YAML value for a new block-map line: plain when safe, else double-quoted. */
+/** Whether `value` can be written plain: safe characters, and read back as itself in YAML 1.2, 1.1 and go-yaml v2. */
+function plainSafe(value: string): boolean {
+  return PLAIN_SAFE.test(value) && parseYaml(value) === value && yaml11PlainSafe(value);
+}
+
+/**
+ * Renders a string as a YAML value (or key) for a new block-map line: plain when it reads back as the
+ * same string in YAML 1.2, YAML 1.1 and go-yaml v2 (kubeadm's and the kubelet's decoder), else
+ * double-quoted.
+ */
 export function blockScalarText(value: string): string {
-  return PLAIN_SAFE.test(value) && parseYaml(value) === value ? value : JSON.stringify(value);
+  return plainSafe(value) ? value : JSON.stringify(value);
 }
 
 /** Indentation step used by nested block maps under `root`, or 2 when there is none. */
