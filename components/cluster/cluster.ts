@@ -7,7 +7,7 @@ import type * as command from "@pulumi/command";
 import { validateCluster } from "../kubeadm/validate";
 import { renderInitConfiguration, renderJoinConfiguration } from "../kubeadm/kubeadmConfig";
 import { kubeletFileChanges } from "../kubeadm/nodeFiles";
-import { normalizeCriSocket } from "../kubeadm/criSocket";
+import { DEFAULT_CRI_SOCKET, normalizeCriSocket } from "../kubeadm/criSocket";
 import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
 import { buildPlan, type Step } from "../plan/steps";
 import { describePlan } from "../plan/describe";
@@ -22,7 +22,7 @@ import { durationSeconds } from "../kubeadm/duration";
 import { parseJoinMaterial } from "../scripts/joinToken";
 import { stepScripts } from "./stepScripts";
 import type { StepScripts } from "../scripts/types";
-import { stepCommand } from "./command";
+import { stepCommand, type StepScriptInputs } from "./command";
 import { nodeConnection } from "./connection";
 import type { ClusterArgs, NodeArgs } from "./args";
 
@@ -126,8 +126,10 @@ export class Cluster extends pulumi.ComponentResource {
     const cluster = validateCluster(clusterSpec(args));
     const planOptions = { maxConcurrentJoins: args.maxConcurrentJoins, maxUnavailableWorkers: args.maxUnavailableWorkers };
     const steps = buildPlan(cluster, planOptions);
-    // Render every script before anything is registered: option errors surface here, not midway.
-    const scripts = new Map(steps.map((s) => [s.id, stepScripts(s, cluster, args)]));
+    // Render every script before anything is registered: option errors surface here, not midway. (init
+    // and join are rendered again below with the node's endpoint once the prepare step has reported it.)
+    const declared = (s: Step) => cluster.nodes.find((n) => n.name === s.node)?.criSocket ?? DEFAULT_CRI_SOCKET;
+    const scripts = new Map(steps.map((s) => [s.id, stepScripts(s, cluster, args, declared(s))]));
     super("kubeadm:index:Cluster", name, {}, opts);
     this.spec = cluster;
     for (const w of cluster.warnings) pulumi.log.warn(w, this);
@@ -224,9 +226,14 @@ export class Cluster extends pulumi.ComponentResource {
         }
       };
       const data = dataFor(step);
+      const withEndpoint = (): StepScriptInputs => {
+        // kubeadm reset (delete, retry cleanup) takes the node's endpoint, which may be detected.
+        const s = endpoint().apply((ep) => stepScripts(step, cluster, args, ep));
+        return { create: s.apply((x) => x.create), update: s.apply((x) => x.update ?? x.create), delete: s.apply((x) => x.delete as string) };
+      };
       const cmd = stepCommand(this, name, {
         step,
-        scripts: scripts.get(step.id) as StepScripts,
+        scripts: step.action === "init" || step.action === "join" ? withEndpoint() : (scripts.get(step.id) as StepScripts),
         connection: nodeConnection(nodeArgs.get(step.runsOn) as NodeArgs, args.ssh),
         ...data,
         dependsOn: dependencies(step),

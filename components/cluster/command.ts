@@ -13,13 +13,19 @@ import * as pulumi from "@pulumi/pulumi";
 import * as command from "@pulumi/command";
 import type * as inputs from "@pulumi/command/types/input";
 import { remoteCommand } from "../scripts/script";
-import type { StepScripts } from "../scripts/types";
 import type { Step } from "../plan/steps";
+
+/** A step's scripts (`StepScripts`), each known now or once an earlier step reported (init/join need the node's endpoint). */
+export interface StepScriptInputs {
+  create: pulumi.Input<string>;
+  update?: pulumi.Input<string>;
+  delete?: pulumi.Input<string>;
+}
 
 /** What `stepCommand` needs besides the step. */
 export interface StepCommandArgs {
   step: Step;
-  scripts: StepScripts;
+  scripts: StepScriptInputs;
   connection: pulumi.Input<inputs.remote.ConnectionArgs>;
   /** Data for the script (secret where it carries a secret). */
   stdin?: pulumi.Input<string>;
@@ -32,6 +38,11 @@ export interface StepCommandArgs {
   ignoreChanges?: string[];
   /** Values whose change replaces the resource; only for steps without a delete. */
   triggers?: pulumi.Input<unknown>[];
+}
+
+/** The command text of a script that may not be known yet. */
+function wrap(script: pulumi.Input<string>): pulumi.Input<string> {
+  return typeof script === "string" ? remoteCommand(script) : pulumi.output(script).apply(remoteCommand);
 }
 
 /**
@@ -47,9 +58,9 @@ export function stepCommand(parent: pulumi.ComponentResource, clusterName: strin
     `${clusterName}-${a.step.id}`,
     {
       connection: a.connection,
-      create: remoteCommand(a.scripts.create),
-      ...(a.scripts.update !== undefined ? { update: remoteCommand(a.scripts.update) } : {}),
-      ...(a.scripts.delete !== undefined ? { delete: remoteCommand(a.scripts.delete) } : {}),
+      create: wrap(a.scripts.create),
+      ...(a.scripts.update !== undefined ? { update: wrap(a.scripts.update) } : {}),
+      ...(a.scripts.delete !== undefined ? { delete: wrap(a.scripts.delete) } : {}),
       ...(a.stdin !== undefined ? { stdin: a.stdin } : {}),
       ...(a.triggers !== undefined ? { triggers: a.triggers } : {}),
       addPreviousOutputInEnv: false,

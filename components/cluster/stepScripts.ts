@@ -23,8 +23,12 @@ function multipleMessage(): { before: string; after: string } {
   return { before, after };
 }
 
-/** The scripts of `step`. */
-export function stepScripts(step: Step, cluster: ValidCluster, args: ClusterArgs): StepScripts {
+/**
+ * The scripts of `step`.
+ * @param criSocket the node's normalised CRI endpoint: `init` and `join` pass it to `kubeadm reset`
+ *   (their delete and their retry cleanup); other steps ignore it.
+ */
+export function stepScripts(step: Step, cluster: ValidCluster, args: ClusterArgs, criSocket: string): StepScripts {
   const node = cluster.nodes.find((n) => n.name === step.node) as ValidNode;
   switch (step.action) {
     case "prepare":
@@ -35,13 +39,13 @@ export function stepScripts(step: Step, cluster: ValidCluster, args: ClusterArgs
         multipleMessage: multipleMessage(),
       });
     case "init":
-      return initScripts(node.name);
+      return initScripts(node.name, criSocket);
     case "kubeconfig":
       return kubeconfigScripts(node.name);
     case "join-token":
       return joinTokenScripts(node.name, node.role === "control-plane", args.joinTokenTtl ?? "2h0m0s");
     case "join":
-      return joinScripts(node.name);
+      return joinScripts(node.name, criSocket);
     case "kubelet-files":
       return kubeletFilesScripts(node.name, args.kubeletSettleSeconds ?? 10);
     case "node-metadata":

@@ -1,25 +1,48 @@
 /**
- * `init` and `join`: run kubeadm once on a node, from a configuration that arrives on stdin.
+ * `init` and `join`: run kubeadm once on a node, from a configuration that arrives on stdin; their
+ * delete, and the cleanup before a retry, run `kubeadm reset` with the node's CRI endpoint.
  */
 import { renderScript } from "./script";
+import { shellQuote } from "./quote";
 import type { StepScripts } from "./types";
 
 /** Where the kubeadm configuration files go on a node (dir 0700, files 0600). */
 export const CONFIG_DIR = "/etc/kubernetes/pulumi-kubeadm";
 
-function resetScript(node: string, action: "init" | "join"): string {
+/**
+ * `kubeadm reset -f --cri-socket <endpoint>`. Without `--cri-socket`, kubeadm reset takes the socket
+ * from the cluster only where an admin kubeconfig reaches it, and otherwise detects it, failing with
+ * "found multiple CRI endpoints" on a node with two runtimes (containerd and cri-dockerd after a
+ * Docker install): the node's own endpoint is always passed.
+ */
+function resetCommand(criSocket: string): string {
+  return `kubeadm reset -f --cri-socket ${shellQuote(criSocket)} >&2`;
+}
+
+function resetScript(node: string, action: "init" | "join", criSocket: string): string {
   return renderScript(node, [
     `if [ -e /etc/kubernetes/kubelet.conf ] || [ -e /etc/kubernetes/admin.conf ] || [ -d "$PK_STATE_DIR/run/${action}" ]; then`,
-    `  kubeadm reset -f >&2`,
+    `  ${resetCommand(criSocket)}`,
     `fi`,
     `rm -rf "$PK_STATE_DIR/run/${action}" ${CONFIG_DIR}`,
   ]);
 }
 
-function runScript(node: string, action: "init" | "join", kubeadm: string, keepConfig: boolean): string {
+function runScript(node: string, action: "init" | "join", kubeadm: string, keepConfig: boolean, criSocket: string): string {
   const file = `${CONFIG_DIR}/kubeadm-${action}.yaml`;
+  const run = `"$PK_STATE_DIR/run/${action}"`;
   return renderScript(node, [
-    `if [ ! -f "$PK_STATE_DIR/run/${action}/done" ]; then`,
+    `if [ ! -f ${run}/done ]; then`,
+    // A run that failed leaves kubeadm's half-made files, which make the next run fail preflight:
+    // reset first, but only when the node had no kubeadm state before this step first ran (never
+    // another cluster's node).
+    `  if [ -f ${run}/rc ] && [ "$(cat ${run}/rc)" != 0 ] && [ -f ${run}/clean-before ]; then`,
+    `    printf 'pulumi-kubeadm: node %s: the last kubeadm ${action} failed; kubeadm reset before trying again\\n' "$PK_NODE" >&2`,
+    `    ${resetCommand(criSocket)} || pk_fail "kubeadm reset after the failed ${action} failed"`,
+    `    rm -f ${run}/rc ${run}/pid`,
+    `  elif [ ! -f ${run}/pid ] && pk_kubeadm_clean; then`,
+    `    mkdir -p ${run} && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/run" ${run} && touch ${run}/clean-before`,
+    `  fi`,
     `  mkdir -p ${CONFIG_DIR} && chmod 0700 ${CONFIG_DIR}`,
     `  tmp=$(mktemp ${CONFIG_DIR}/.kubeadm-${action}.XXXXXX)`,
     `  cat >"$tmp"`,
@@ -33,20 +56,24 @@ function runScript(node: string, action: "init" | "join", kubeadm: string, keepC
 /**
  * `kubeadm init --config` on the first control-plane node, once: the configuration (not secret) on
  * stdin is written to /etc/kubernetes/pulumi-kubeadm/kubeadm-init.yaml (0600) and kept. A re-run after
- * success does nothing. Delete: `kubeadm reset -f`.
+ * success does nothing; a re-run after a failed init first runs `kubeadm reset -f --cri-socket
+ * <criSocket>` when the node had no kubeadm state before the first attempt. Delete: that reset.
+ * @param criSocket the node's normalised CRI endpoint (declared, or detected by the prepare step).
  */
-export function initScripts(node: string): StepScripts {
-  const create = runScript(node, "init", "kubeadm init", true);
-  return { create, update: create, delete: resetScript(node, "init") };
+export function initScripts(node: string, criSocket: string): StepScripts {
+  const create = runScript(node, "init", "kubeadm init", true, criSocket);
+  return { create, update: create, delete: resetScript(node, "init", criSocket) };
 }
 
 /**
  * `kubeadm join --config` (with `--control-plane` material inside the config for control-plane
  * nodes), once. The JoinConfiguration arrives on stdin because it carries the bootstrap token and the
- * certificate key; the file (0600) is removed once the join has succeeded. Delete: `kubeadm reset -f`
- * (like real kubeadm, this does not delete the Node object; the node-metadata step does).
+ * certificate key; the file (0600) is removed once the join has succeeded. Retry and delete as
+ * {@link initScripts}: `kubeadm reset -f --cri-socket <criSocket>` (like real kubeadm, this does not
+ * delete the Node object; the node-metadata step does).
+ * @param criSocket the node's normalised CRI endpoint (declared, or detected by the prepare step).
  */
-export function joinScripts(node: string): StepScripts {
-  const create = runScript(node, "join", "kubeadm join", false);
-  return { create, update: create, delete: resetScript(node, "join") };
+export function joinScripts(node: string, criSocket: string): StepScripts {
+  const create = runScript(node, "join", "kubeadm join", false, criSocket);
+  return { create, update: create, delete: resetScript(node, "join", criSocket) };
 }

@@ -4,6 +4,7 @@
 #
 # State on a node, under $PK_STATE_DIR (/var/lib/pulumi-kubeadm, mode 0700):
 #   run/<action>/{pid,rc,log,done}   a detached kubeadm run (pk_run_once)
+#   run/<action>/clean-before        init/join found no kubeadm state before their first run (a failed run may be reset)
 #   backup/<UTC timestamp>/<path>    each file as it was before it was replaced or removed
 
 # pk_fail MESSAGE...: print "pulumi-kubeadm: node <name>: MESSAGE" on stderr and exit 1.
@@ -70,6 +71,16 @@ pk_run_once() {
     pk_fail "$name failed (exit $rc); full log on the node: $dir/log"
   fi
   touch "$dir/done"
+}
+
+# pk_kubeadm_clean: true when the node holds no kubeadm state (no kubelet.conf, admin.conf, CA or static
+# Pod manifest, an empty /var/lib/etcd): what kubeadm init/join's preflight wants to find.
+pk_kubeadm_clean() {
+  local f
+  for f in /etc/kubernetes/kubelet.conf /etc/kubernetes/admin.conf /etc/kubernetes/pki/ca.crt /etc/kubernetes/manifests/*.yaml; do
+    [ ! -e "$f" ] || return 1
+  done
+  [ -z "$(ls -A /var/lib/etcd 2>/dev/null)" ]
 }
 
 # pk_snapshot PATH...: one line per file, "pk-file <path> <sha256|absent> <base64|->", read by

@@ -4,7 +4,7 @@
  * from the files a node reported.
  */
 import { parse, parseAllDocuments } from "yaml";
-import { installMocks, plain, registrations, settled, valueOf, type FakeNodes } from "../helpers/mocks";
+import { installMocks, plain, registrations, scriptOf, settled, valueOf, type FakeNodes } from "../helpers/mocks";
 import { clusterArgs, CONTAINERD, CRIO } from "../helpers/fixtures";
 import { kubeadmFiles, kubeletConfigYaml } from "../helpers/kubeadmFiles";
 
@@ -120,6 +120,26 @@ test("a detected socket flows into kubeadm's config, the files and the node stat
     const join = parse(String(plain(registrations.find((r) => r.name === "c-cp3-join")?.inputs.stdin)));
     expect(join.nodeRegistration.criSocket).toBe(CRIO);
     expect(changes("cp1")[0]?.content).toBe(`containerRuntimeEndpoint: "${CONTAINERD}"\n`);
+  } finally {
+    delete fake.detected;
+  }
+});
+
+test("every kubeadm reset (init/join delete and retry cleanup) names the node's CRI socket, a detected one too", async () => {
+  fake.detected = { cp3: CRIO };
+  try {
+    await build("v1.34.1", undefined, true);
+    const want: Record<string, string> = { cp1: CONTAINERD, cp2: CONTAINERD, cp3: CRIO, w1: CONTAINERD, w2: CRIO };
+    for (const [node, ep] of Object.entries(want)) {
+      const step = node === "cp1" ? "init" : "join";
+      const inputs = registrations.find((r) => r.name === `c-${node}-${step}`)?.inputs ?? {};
+      const resets = (text: unknown) => [...scriptOf(String(plain(text))).matchAll(/kubeadm reset -[^\n]*/g)].map((m) => m[0]);
+      expect({ node, delete: resets(inputs.delete), create: resets(inputs.create) }).toEqual({
+        node,
+        delete: [`kubeadm reset -f --cri-socket '${ep}' >&2`],
+        create: [`kubeadm reset -f --cri-socket '${ep}' >&2 || pk_fail "kubeadm reset after the failed ${step} failed"`],
+      });
+    }
   } finally {
     delete fake.detected;
   }

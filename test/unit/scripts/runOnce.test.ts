@@ -2,21 +2,31 @@
  * init/join run kubeadm through pk_run_once: at most once to success, surviving a lost SSH session.
  */
 import { spawn } from "child_process";
-import { existsSync, readFileSync } from "fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { joinScripts } from "../../../components/scripts/kubeadmRun";
 import { runBash, sandbox } from "./bash";
 
+const CRIO = "unix:///var/run/crio/crio.sock";
+
+/** The node's paths in a script, pointed at the sandbox (kubeadm's config dir, /etc/kubernetes, /var/lib/etcd, /var/lib/kubelet). */
+function sandboxed(script: string, dir: string): string {
+  return script
+    .split("/etc/kubernetes/pulumi-kubeadm").join(join(dir, "etc"))
+    .split("/etc/kubernetes").join(join(dir, "k8s"))
+    .split("/var/lib/etcd").join(join(dir, "etcd"))
+    .split("/var/lib/kubelet").join(join(dir, "kubelet"));
+}
+
 function setup(kubeadmBody: string) {
   const box = sandbox();
-  const calls = join(box.dir, "calls");
-  box.stub("kubeadm", `echo "$*" >>${calls}\n${kubeadmBody}`);
-  // The real script writes /etc/kubernetes/pulumi-kubeadm and /var/lib/kubelet; point them at the sandbox.
-  const script = joinScripts("w1")
-    .create.split("/etc/kubernetes/pulumi-kubeadm").join(join(box.dir, "etc"))
-    .split("/var/lib/kubelet").join(join(box.dir, "kubelet"));
-  const count = () => (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean).length : 0);
-  return { box, script, count };
+  const callsFile = join(box.dir, "calls");
+  box.stub("kubeadm", `echo "$*" >>${callsFile}\n${kubeadmBody}`);
+  const scripts = joinScripts("w1", CRIO);
+  const script = sandboxed(scripts.create, box.dir);
+  const calls = () => (existsSync(callsFile) ? readFileSync(callsFile, "utf8").split("\n").filter(Boolean) : []);
+  const count = () => calls().length;
+  return { box, script, del: sandboxed(scripts.delete as string, box.dir), calls, count };
 }
 
 test("join runs kubeadm once; a re-run after success repeats nothing", () => {
@@ -33,15 +43,37 @@ test("join runs kubeadm once; a re-run after success repeats nothing", () => {
   expect(count()).toBe(1);
 });
 
-test("a failed kubeadm fails the step with its log (tokens masked), and a re-run tries again", () => {
-  const { box, script, count } = setup(`echo "error: token abcdef.0123456789abcdef expired" >&2; exit 3`);
+test("a failed kubeadm fails the step with its log (tokens masked); a re-run resets with the node's socket, then tries again", () => {
+  const { box, script, calls } = setup(`[ "$1" = reset ] && exit 0; echo "error: token abcdef.0123456789abcdef expired" >&2; exit 3`);
   const r = runBash(script, { stdin: "x: 1\n", bin: box.bin, state: box.state });
   expect(r.status).toBe(1);
   expect(r.stderr).toContain("error: token <bootstrap-token> expired");
   expect(r.stderr).not.toContain("abcdef.0123456789abcdef");
   expect(r.stderr).toContain("pulumi-kubeadm: node w1: join failed (exit 3)");
+  const again = runBash(script, { stdin: "x: 1\n", bin: box.bin, state: box.state });
+  expect(again.stderr).toContain("pulumi-kubeadm: node w1: the last kubeadm join failed; kubeadm reset before trying again\n");
+  const config = `--config ${join(box.dir, "etc", "kubeadm-join.yaml")}`;
+  expect(calls()).toEqual([`join ${config}`, `reset -f --cri-socket ${CRIO}`, `join ${config}`]);
+});
+
+test("a node that held kubeadm state before the first attempt (another cluster's) is never reset by a retry", () => {
+  const { box, script, calls } = setup("exit 1");
+  mkdirSync(join(box.dir, "k8s"), { recursive: true });
+  writeFileSync(join(box.dir, "k8s", "kubelet.conf"), "someone else's\n");
   runBash(script, { stdin: "x: 1\n", bin: box.bin, state: box.state });
-  expect(count()).toBe(2);
+  runBash(script, { stdin: "x: 1\n", bin: box.bin, state: box.state });
+  expect(calls().filter((c) => c.startsWith("reset"))).toEqual([]);
+  expect(calls()).toHaveLength(2);
+});
+
+test("delete: kubeadm reset with the node's socket, only where kubeadm ran", () => {
+  const { box, del, calls } = setup("exit 0");
+  expect(runBash(del, { bin: box.bin, state: box.state }).status).toBe(0);
+  expect(calls()).toEqual([]);
+  mkdirSync(join(box.dir, "k8s"), { recursive: true });
+  writeFileSync(join(box.dir, "k8s", "kubelet.conf"), "x\n");
+  expect(runBash(del, { bin: box.bin, state: box.state }).status).toBe(0);
+  expect(calls()).toEqual([`reset -f --cri-socket ${CRIO}`]);
 });
 
 test("a session killed mid-join: kubeadm carries on detached, and the re-run waits for it instead of joining again", async () => {
