@@ -37,6 +37,7 @@ export function stepScripts(step: Step, cluster: ValidCluster, args: ClusterArgs
         criSocket: node.criSocket,
         probeOrder: CRI_SOCKET_PROBE_ORDER,
         multipleMessage: multipleMessage(),
+        nodeLocalCriSocket: cluster.nodeLocalCriSocket,
       });
     case "init":
       return initScripts(node.name, criSocket);
@@ -47,7 +48,7 @@ export function stepScripts(step: Step, cluster: ValidCluster, args: ClusterArgs
     case "join":
       return joinScripts(node.name, criSocket);
     case "kubelet-files":
-      return kubeletFilesScripts(node.name, args.kubeletSettleSeconds ?? 10);
+      return kubeletFilesScripts(node.name, args.kubeletSettleSeconds ?? 10, cluster.nodeLocalCriSocket);
     case "node-metadata":
       return nodeMetadataScripts({
         node: node.name,
@@ -78,6 +79,7 @@ export function stepScripts(step: Step, cluster: ValidCluster, args: ClusterArgs
         install: template === "" ? undefined : renderInstallCommand(template, cluster.version),
         settleSeconds: args.kubeletSettleSeconds ?? 10,
         gate: cluster.nodeLocalCriSocket ? "node-local" : "legacy",
+        nodeLocalCriSocket: cluster.nodeLocalCriSocket,
       });
     }
   }

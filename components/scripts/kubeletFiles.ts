@@ -9,12 +9,18 @@ import type { StepScripts } from "./types";
 
 /**
  * @param settleSeconds how long the kubelet must stay active after a restart to count as healthy.
+ * @param nodeLocalCriSocket NodeLocalCRISocket in effect: first fail, changing nothing, when a
+ *   --container-runtime-endpoint is set outside kubeadm-flags.env (a kubelet systemd drop-in,
+ *   /etc/default/kubelet, /etc/sysconfig/kubelet), naming the file: the kubelet would ignore the
+ *   node-local socket this step reports.
+ * @throws Error when settleSeconds is not a whole number >= 0.
  */
-export function kubeletFilesScripts(node: string, settleSeconds: number): StepScripts {
+export function kubeletFilesScripts(node: string, settleSeconds: number, nodeLocalCriSocket: boolean): StepScripts {
   if (!Number.isInteger(settleSeconds) || settleSeconds < 0) {
     throw new Error(`kubeletSettleSeconds: must be a whole number >= 0, got ${settleSeconds}`);
   }
   const create = renderScript(node, [
+    ...(nodeLocalCriSocket ? ["pk_no_endpoint_flag_elsewhere"] : []),
     `pk_apply_files`,
     `if pk_files_pending; then`,
     `  if ! pk_kubelet_healthy ${settleSeconds}; then`,

@@ -83,6 +83,22 @@ pk_kubeadm_clean() {
   [ -z "$(ls -A /var/lib/etcd 2>/dev/null)" ]
 }
 
+# pk_no_endpoint_flag_elsewhere: with NodeLocalCRISocket in effect the kubelet takes its endpoint from
+# config.yaml (from instance-config.yaml); a --container-runtime-endpoint given anywhere else the kubelet
+# unit reads (a systemd drop-in, the unit itself, /etc/default/kubelet, /etc/sysconfig/kubelet) beats it,
+# as the flag in kubeadm-flags.env did in kubeadm 1.32. Fails naming the file; comment lines do not count.
+pk_no_endpoint_flag_elsewhere() {
+  local f
+  for f in /etc/systemd/system/kubelet.service.d/*.conf /etc/systemd/system/kubelet.service \
+    /run/systemd/system/kubelet.service.d/*.conf /usr/lib/systemd/system/kubelet.service.d/*.conf \
+    /lib/systemd/system/kubelet.service.d/*.conf /etc/default/kubelet /etc/sysconfig/kubelet; do
+    [ -f "$f" ] || continue
+    if grep -Ev '^[[:space:]]*[#;]' "$f" | grep -q -- 'container-runtime-endpoint'; then
+      pk_fail "$f sets --container-runtime-endpoint, which beats instance-config.yaml (NodeLocalCRISocket): remove it from that file, the node's criSocket sets the endpoint; nothing was changed"
+    fi
+  done
+}
+
 # pk_snapshot PATH...: one line per file, "pk-file <path> <sha256|absent> <base64|->", read by
 # files.ts (parseFileSnapshot).
 pk_snapshot() {

@@ -15,18 +15,25 @@ export interface PrepareInput {
   probeOrder: readonly string[];
   /** kubeadm's message for several sockets, split around the comma-separated list of what was found. */
   multipleMessage: { before: string; after: string };
+  /**
+   * NodeLocalCRISocket in effect: also fail when a --container-runtime-endpoint is set outside
+   * kubeadm-flags.env (a kubelet systemd drop-in, /etc/default/kubelet, /etc/sysconfig/kubelet).
+   */
+  nodeLocalCriSocket: boolean;
 }
 
 /**
  * The prepare script. Prints `criSocket=<endpoint>` and `kubeadmVersion=<kubeadm version -o short>`.
- * Fails naming the node when kubeadm is missing, the declared socket does not exist, or detection finds
- * no socket or several (kubeadm's own message, with the sockets found).
+ * Fails naming the node when kubeadm is missing, the declared socket does not exist, detection finds
+ * no socket or several (kubeadm's own message, with the sockets found), or (NodeLocalCRISocket in
+ * effect) a file outside kubeadm-flags.env sets --container-runtime-endpoint (naming the file).
  */
 export function prepareScripts(input: PrepareInput): StepScripts {
   const probes = input.probeOrder.map(shellQuote).join(" ");
   const body = [
     `command -v kubeadm >/dev/null || pk_fail "kubeadm is not installed (not on the PATH of $(id -un))"`,
     `version=$(kubeadm version -o short) || pk_fail "kubeadm version failed"`,
+    ...(input.nodeLocalCriSocket ? ["pk_no_endpoint_flag_elsewhere"] : []),
     `declared=${shellQuote(input.criSocket ?? "")}`,
     `if [ -n "$declared" ]; then`,
     `  [ -S "\${declared#unix://}" ] || pk_fail "criSocket: no CRI socket at \${declared#unix://} (declared $declared)"`,

@@ -53,6 +53,8 @@ export interface UpgradeInput {
   settleSeconds: number;
   /** Plain words of the gate state: part of the text so the files are read again when it changes. */
   gate: string;
+  /** NodeLocalCRISocket in effect: fail first, changing nothing, when a file outside kubeadm-flags.env sets the endpoint flag. */
+  nodeLocalCriSocket: boolean;
 }
 
 /**
@@ -61,7 +63,8 @@ export interface UpgradeInput {
  * minor up, or a patch), apply the pre-upgrade file changes from stdin (instance-config.yaml before
  * 1.37), run the install command, `kubeadm upgrade apply <v> --yes` / `kubeadm upgrade node` once,
  * restart the kubelet and check it, wait for the Node to be Ready again if it was. Then, always, print
- * the kubelet files for the next step.
+ * the kubelet files for the next step. With NodeLocalCRISocket in effect it first fails, changing
+ * nothing, when a file outside kubeadm-flags.env sets --container-runtime-endpoint (naming the file).
  */
 export function upgradeScripts(input: UpgradeInput): StepScripts {
   const target = shellQuote(input.version);
@@ -69,6 +72,7 @@ export function upgradeScripts(input: UpgradeInput): StepScripts {
   const ready = `kubectl --kubeconfig /etc/kubernetes/kubelet.conf get node ${shellQuote(input.node)} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'`;
   const create = renderScript(input.node, [
     `: gate ${shellQuote(input.gate)}`,
+    ...(input.nodeLocalCriSocket ? ["pk_no_endpoint_flag_elsewhere"] : []),
     `target=${target}`,
     `record=$PK_STATE_DIR/version`,
     `current=""`,

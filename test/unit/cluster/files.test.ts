@@ -71,6 +71,13 @@ describe.each(cases)("%s with featureGates %j", (version, gates, inEffect, kubea
     expect(status.find((s) => s.name === "w2")?.criSocket).toBe(CRIO);
   });
 
+  test("prepare, upgrade and kubelet-files refuse an endpoint flag outside kubeadm-flags.env exactly when node-local", async () => {
+    const { script } = await build(version, gates, inEffect);
+    for (const step of ["prepare", "upgrade", "kubelet-files"]) {
+      expect({ step, checks: scriptOf(script(`c-w2-${step}`)).includes("\npk_no_endpoint_flag_elsewhere\n") }).toEqual({ step, checks: inEffect });
+    }
+  });
+
   test("files as this kubeadm leaves them need no change", async () => {
     const { changes } = await build(version, gates, inEffect);
     for (const n of ["cp1", "cp2", "cp3", "w1", "w2"]) expect(changes(n)).toEqual([]);

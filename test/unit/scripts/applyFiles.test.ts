@@ -17,7 +17,7 @@ function setup(kubeletHealthy: boolean) {
   const b = join(box.dir, "b.env");
   writeFileSync(a, "old: a\n");
   writeFileSync(b, "B=1\n");
-  const script = kubeletFilesScripts("w1", 0).create;
+  const script = kubeletFilesScripts("w1", 0, false).create;
   const run = (stdin: string) => runBash(script, { stdin, bin: box.bin, state: box.state });
   const restartCount = () => (existsSync(restarts) ? readFileSync(restarts, "utf8").split("\n").filter(Boolean).length : 0);
   return { box, a, b, run, restartCount };

@@ -14,7 +14,7 @@ const [before = "", after = ""] = multipleCriEndpointsMessage([LIST]).split(LIST
 function prepare(sockets: string[], criSocket?: string) {
   const box = sandbox();
   box.stub("kubeadm", `echo v1.34.1`);
-  const script = prepareScripts({ node: "w2", criSocket, probeOrder: CRI_SOCKET_PROBE_ORDER, multipleMessage: { before, after } }).create;
+  const script = prepareScripts({ node: "w2", criSocket, probeOrder: CRI_SOCKET_PROBE_ORDER, multipleMessage: { before, after }, nodeLocalCriSocket: false }).create;
   const make = sockets
     .map((s) => `mkdir -p "$(dirname ${s})" && python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' ${s}`)
     .join(" && ");
@@ -57,7 +57,7 @@ test("no socket at all fails naming the node and kubeadm's probe list", () => {
 
 test("kubeadm missing fails naming the node", () => {
   const box = sandbox();
-  const script = prepareScripts({ node: "w2", probeOrder: CRI_SOCKET_PROBE_ORDER, multipleMessage: { before, after } }).create;
+  const script = prepareScripts({ node: "w2", probeOrder: CRI_SOCKET_PROBE_ORDER, multipleMessage: { before, after }, nodeLocalCriSocket: false }).create;
   const r = runBash(script.replace("command -v kubeadm", "command -v kubeadm-not-installed-here"), { bin: box.bin, state: box.state });
   expect(r.status).toBe(1);
   expect(r.stderr).toMatch(/^pulumi-kubeadm: node w2: kubeadm is not installed/);

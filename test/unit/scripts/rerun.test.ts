@@ -25,7 +25,7 @@ test("kubelet-files: the session dies after the files were replaced but before t
   );
   const a = join(box.dir, "config.yaml");
   writeFileSync(a, "old\n");
-  const script = kubeletFilesScripts("w1", 0).create;
+  const script = kubeletFilesScripts("w1", 0, false).create;
   const stdin = encodeFileChanges([{ path: a, expected: state(a, "old\n"), content: "new\n", mode: "0644" }]);
 
   const first = runBash(script, { stdin, bin: box.bin, state: box.state });
