@@ -7,8 +7,8 @@ import { mkdirSync, readFileSync, existsSync, rmSync, writeFileSync } from "fs";
 import { join } from "path";
 import { stringify } from "yaml";
 import { startLab, stopLab, hostPathOf, readStackFile, readLab, countSince, logOffsets, REPO_ROOT } from "../nodes";
-import { labStack } from "../engine/stack";
-import { LabRunResult, Mode, RunOptions, runStack } from "../engine/run";
+import { spawn } from "child_process";
+import { LabRunResult, Mode, RunOptions } from "../engine/run";
 import { pulumiPaths } from "../engine/paths";
 
 /** The e2e tests' own lab folder, apart from a developer's `.lab`. */
@@ -110,12 +110,45 @@ export interface E2eRun {
 
 const COMMAND = "command:remote:Command";
 
+/**
+ * `npm run lab -- <mode> <stack file> --json F` in its own process (as a user runs `pulumi up`: one
+ * Pulumi program process per operation); resolves with the engine's record of the run.
+ * @throws Error when the lab command wrote no record (it could not start the operation at all).
+ */
+async function labCommand(stackFile: string, mode: Mode, opts: RunOptions): Promise<LabRunResult> {
+  const dir = join(LAB_DIR, "runs");
+  mkdirSync(dir, { recursive: true });
+  const record = join(dir, `${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
+  const args = [
+    "--import",
+    `file://${join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")}`,
+    join(REPO_ROOT, "test", "lab", "cli.ts"),
+    mode === "up" ? "apply" : mode,
+    stackFile,
+    "--json",
+    record,
+    "--quiet",
+    ...(opts.parallel !== undefined ? ["--parallel", String(opts.parallel)] : []),
+    ...(opts.replace ?? []).flatMap((u) => ["--replace", u]),
+    ...(opts.expectNoChanges ? ["--expect-no-changes"] : []),
+  ];
+  const stderr = await new Promise<string>((resolve) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, LAB_DIR }, stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (err += c));
+    child.on("close", () => resolve(err));
+  });
+  if (!existsSync(record)) throw new Error(`lab ${mode} ${stackFile} wrote no record:\n${stderr}`);
+  const result = JSON.parse(readFileSync(record, "utf8")) as LabRunResult;
+  rmSync(record, { force: true });
+  return result;
+}
+
 /** `pulumi up` (or preview, destroy, refresh) of the real root program with this stack file, on the real engine. */
 export async function run(stackFile: string, mode: "apply" | Mode = "apply", log: string[] = [], opts: RunOptions = {}): Promise<E2eRun> {
   const nodes = readLab({ labDir: LAB_DIR });
   const offsets = logOffsets(LAB_DIR, nodes.map((n) => n.name));
-  const lab = await labStack({ stackFile, labDir: LAB_DIR });
-  const engine = await runStack(lab.stack, mode === "apply" ? "up" : mode, opts);
+  const engine = await labCommand(stackFile, mode === "apply" ? "up" : mode, opts);
   log.push(...engine.output.split("\n"));
   const counts = countSince(LAB_DIR, offsets);
   const sshSessions: Record<string, number> = {};

@@ -8,7 +8,16 @@
  *   apply   <stack file> [--parallel N] [--replace URN]...
  *   destroy <stack file>
  *   refresh <stack file>
+ *
+ * Every command also takes `--json FILE` (write the engine's record of the run, `LabRunResult`, there)
+ * and `--quiet` (do not echo the CLI's output).
+ *
+ * When the inline program throws (a validation error), Pulumi's inline runtime leaves promises of the
+ * root Stack resource rejected after the engine has already been told; Node would end the process on
+ * them. This process notes each such message once on stderr instead: the failure itself is the
+ * engine's to report.
  */
+import * as fs from "fs";
 import { parseArgs } from "util";
 import { labStack } from "./stack";
 import { Mode, runStack } from "./run";
@@ -19,7 +28,13 @@ async function run(mode: Mode, args: string[]): Promise<number> {
     parsed = parseArgs({
       args,
       allowPositionals: true,
-      options: { parallel: { type: "string" }, replace: { type: "string", multiple: true }, "expect-no-changes": { type: "boolean" } },
+      options: {
+        parallel: { type: "string" },
+        replace: { type: "string", multiple: true },
+        "expect-no-changes": { type: "boolean" },
+        json: { type: "string" },
+        quiet: { type: "boolean" },
+      },
     });
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
@@ -30,14 +45,22 @@ async function run(mode: Mode, args: string[]): Promise<number> {
     process.stderr.write(`usage: npm run lab -- ${mode === "up" ? "apply" : mode} <Pulumi.<stack>.yaml> [--parallel N] [--replace URN] [--expect-no-changes]\n`);
     return 2;
   }
+  const seen = new Set<string>();
+  process.on("unhandledRejection", (err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    if (!seen.has(message)) process.stderr.write(`lab: the program failed: ${message}\n`);
+    seen.add(message);
+  });
+  const quiet = parsed.values.quiet === true;
   const lab = await labStack({ stackFile: parsed.positionals[0]! });
-  for (const i of lab.injected) process.stdout.write(`lab: injected ${i}\n`);
+  if (!quiet) for (const i of lab.injected) process.stdout.write(`lab: injected ${i}\n`);
   const result = await runStack(lab.stack, mode, {
-    echo: true,
+    echo: !quiet,
     parallel,
     replace: parsed.values.replace,
     expectNoChanges: parsed.values["expect-no-changes"],
   });
+  if (parsed.values.json !== undefined) fs.writeFileSync(parsed.values.json, JSON.stringify(result));
   if (!result.ok) process.stderr.write(`lab: ${mode} failed\n`);
   return result.ok ? 0 : 1;
 }
