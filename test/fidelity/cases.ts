@@ -18,12 +18,14 @@ export const PATCHES_DIR = "/etc/kubernetes/fidelity-patches";
 /** The kubeadm config file inside the namespace. */
 export const CONFIG_FILE = "/etc/kubernetes/fidelity-config.yaml";
 
+/** The node-local instance configuration kubeadm writes with the gate on. */
+export const INSTANCE_CONFIG = "/var/lib/kubelet/instance-config.yaml";
+/** The KubeletConfiguration kubeadm writes. */
+export const CONFIG_YAML = "/var/lib/kubelet/config.yaml";
+/** The kubelet flags kubeadm writes. */
+export const FLAGS_ENV = "/var/lib/kubelet/kubeadm-flags.env";
 /** The kubelet files kubeadm's kubelet-start phase writes: the artifacts compared byte for byte. */
-export const KUBELET_FILES = [
-  "/var/lib/kubelet/instance-config.yaml",
-  "/var/lib/kubelet/config.yaml",
-  "/var/lib/kubelet/kubeadm-flags.env",
-] as const;
+export const KUBELET_FILES = [INSTANCE_CONFIG, CONFIG_YAML, FLAGS_ENV] as const;
 
 /** How a case sets the NodeLocalCRISocket gate in ClusterConfiguration.featureGates. */
 export type Gate = "default" | "on" | "off";
@@ -44,6 +46,10 @@ export interface FidelityInput {
   nodeName?: string;
   /** nodeRegistration.kubeletExtraArgs, v1beta4 list form */
   kubeletExtraArgs?: { name: string; value: string }[];
+  /** the gate settings this input runs with (all when absent) */
+  onlyGates?: Gate[];
+  /** more ClusterConfiguration.featureGates entries */
+  extraGates?: Record<string, boolean>;
   /** a kubeletconfiguration patch that sets containerRuntimeEndpoint: given with `--patches` or in the config */
   patches?: "flag" | "config";
 }
@@ -90,6 +96,15 @@ export const INPUTS: readonly FidelityInput[] = [
       { name: "node-ip", value: "10.0.0.5" },
     ],
   },
+  {
+    id: "bad-gate",
+    title: "featureGates names NoSuchGate: true (a gate kubeadm does not know)",
+    sockets: ["containerd"],
+    // Gate absent only: with two unknown gates (NodeLocalCRISocket on 1.31 and 1.37) kubeadm lists its
+    // errors in Go map iteration order, which is random.
+    onlyGates: ["default"],
+    extraGates: { NoSuchGate: true },
+  },
 ];
 
 /** One run: an input at a kubeadm version with a gate setting. */
@@ -108,9 +123,11 @@ export function minorOf(version: string): number {
   return Number(m[1]);
 }
 
-/** Every case for the given versions: versions x gates x inputs, in table order. */
+/** Every case for the given versions: versions x gates x inputs (as the input allows), in table order. */
 export function allCases(versions: readonly string[]): FidelityCase[] {
-  return versions.flatMap((version) => GATES.flatMap((gate) => INPUTS.map((input) => ({ version, minor: minorOf(version), gate, input }))));
+  return versions.flatMap((version) =>
+    GATES.flatMap((gate) => INPUTS.filter((i) => !i.onlyGates || i.onlyGates.includes(gate)).map((input) => ({ version, minor: minorOf(version), gate, input }))),
+  );
 }
 
 /** The listening socket paths of an input (always with {@link PATCHED_SOCKET}, so a patched kubelet could start). */
@@ -135,7 +152,8 @@ export function renderConfig(c: FidelityCase): string {
     kind: "ClusterConfiguration",
     kubernetesVersion: c.version,
   };
-  if (c.gate !== "default") cluster.featureGates = { NodeLocalCRISocket: c.gate === "on" };
+  const gates: Record<string, boolean> = { ...(c.gate !== "default" ? { NodeLocalCRISocket: c.gate === "on" } : {}), ...c.input.extraGates };
+  if (Object.keys(gates).length > 0) cluster.featureGates = gates;
   return `${stringify(init)}---\n${stringify(cluster)}`;
 }
 

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
 import { FidelityCase, GATES, INPUTS, allCases, minorOf, phaseArgs, renderConfig, socketPaths } from "./cases";
 import { OUTCOME, compareArtifacts, outcomeText, readArtifacts } from "./compare";
-import { KnownDifference, knownDifference } from "./known";
+import { KnownDifference, changedLines, explain } from "./known";
 import { CaseResult, cellText, counts, renderTable } from "./report";
 import { runInNamespace, prepareRoot } from "./namespace";
 import { parseOptions } from "./run";
@@ -19,9 +19,11 @@ const kase = (version: string, gate: FidelityCase["gate"], id: string): Fidelity
 describe("cases", () => {
   test("every version x gate x input, in table order", () => {
     const cs = allCases(["v1.33.13", "v1.37.2"]);
-    expect(cs).toHaveLength(2 * GATES.length * INPUTS.length);
+    const perGate = GATES.map((g) => INPUTS.filter((i) => !i.onlyGates || i.onlyGates.includes(g)).length);
+    expect(cs).toHaveLength(2 * perGate.reduce((a, b) => a + b));
+    expect(cs.filter((c) => c.input.id === "bad-gate").map((c) => c.gate)).toEqual(["default", "default"]);
     expect(cs[0]).toMatchObject({ version: "v1.33.13", minor: 33, gate: "default", input: { id: "detected" } });
-    expect(cs[cs.length - 1]).toMatchObject({ version: "v1.37.2", minor: 37, gate: "off", input: { id: INPUTS[INPUTS.length - 1].id } });
+    expect(cs[cs.length - 1]).toMatchObject({ version: "v1.37.2", minor: 37, gate: "off", input: { id: "extra-args" } });
   });
 
   test("the config names the gate only when the case sets it, and the patches only in patch-config", () => {
@@ -31,6 +33,7 @@ describe("cases", () => {
     expect(init.nodeRegistration).toEqual({ name: "node-1" });
     expect(cluster).toEqual({ apiVersion: "kubeadm.k8s.io/v1beta4", kind: "ClusterConfiguration", kubernetesVersion: "v1.34.4" });
     expect(docs(kase("v1.32.13", "off", "declared"))[1].featureGates).toEqual({ NodeLocalCRISocket: false });
+    expect(docs(kase("v1.32.13", "default", "bad-gate"))[1].featureGates).toEqual({ NoSuchGate: true });
     expect(docs(kase("v1.32.13", "on", "declared"))[0].nodeRegistration.criSocket).toBe("unix:///var/run/crio/crio.sock");
     expect(docs(kase("v1.32.13", "on", "patch-config"))[0].patches).toEqual({ directory: "/etc/kubernetes/fidelity-patches" });
     expect(docs(kase("v1.32.13", "on", "patch-flag"))[0].patches).toBeUndefined();
@@ -89,29 +92,36 @@ describe("comparison", () => {
     expect(gone[1].diff).toContain("+(no such file)");
   });
 
-  test("a known difference covers only its minors, gates, inputs and artifact", () => {
-    const k: KnownDifference = { id: "k1", minors: [33, 34], gates: ["off"], inputs: ["detected"], artifact: "/var/lib/kubelet/config.yaml", reason: "r" };
-    expect(knownDifference(kase("v1.34.4", "off", "detected"), "/var/lib/kubelet/config.yaml", [k])).toBe(k);
-    expect(knownDifference(kase("v1.35.4", "off", "detected"), "/var/lib/kubelet/config.yaml", [k])).toBeUndefined();
-    expect(knownDifference(kase("v1.34.4", "on", "detected"), "/var/lib/kubelet/config.yaml", [k])).toBeUndefined();
-    expect(knownDifference(kase("v1.34.4", "off", "declared"), "/var/lib/kubelet/config.yaml", [k])).toBeUndefined();
-    expect(knownDifference(kase("v1.34.4", "off", "detected"), OUTCOME, [k])).toBeUndefined();
+  test("a known difference explains only its minors, gates, inputs, artifact and lines", () => {
+    const cfg = "/var/lib/kubelet/config.yaml";
+    const k: KnownDifference = { id: "k1", minors: [33, 34], gates: ["off"], inputs: ["detected"], artifacts: [cfg], lines: [/-crashLoopBackOff: \{\}/], reason: "r" };
+    const diff = "--- real kubeadm\n+++ stand-in\n@@ -1 +1 @@\n a\n-crashLoopBackOff: {}\n";
+    expect(changedLines(diff)).toEqual(["-crashLoopBackOff: {}"]);
+    expect(explain(kase("v1.34.4", "off", "detected"), cfg, diff, [k])).toEqual({ known: [k], unexplained: [] });
+    const none = { known: [], unexplained: ["-crashLoopBackOff: {}"] };
+    expect(explain(kase("v1.35.4", "off", "detected"), cfg, diff, [k])).toEqual(none);
+    expect(explain(kase("v1.34.4", "on", "detected"), cfg, diff, [k])).toEqual(none);
+    expect(explain(kase("v1.34.4", "off", "declared"), cfg, diff, [k])).toEqual(none);
+    expect(explain(kase("v1.34.4", "off", "detected"), OUTCOME, diff, [k])).toEqual(none);
+    // a second change in the same file is not hidden by the known one; a pattern matches whole lines only
+    expect(explain(kase("v1.34.4", "off", "detected"), cfg, `${diff}+x: 1\n`, [k]).unexplained).toEqual(["+x: 1"]);
+    expect(explain(kase("v1.34.4", "off", "detected"), cfg, "-crashLoopBackOff: {} # more\n", [k]).unexplained).toHaveLength(1);
   });
 
   test("table cells and counts: unexplained differences fail", () => {
-    const k: KnownDifference = { id: "k1", minors: [34, 34], artifact: OUTCOME, reason: "r" };
+    const k: KnownDifference = { id: "k1", minors: [34, 34], artifacts: [OUTCOME], lines: [/.*/], reason: "r" };
     const r = (c: FidelityCase, diffs: CaseResult["differences"]): CaseResult => ({ case: c, standinCommand: "init", comparisons: [], differences: diffs });
     const results = [
       r(kase("v1.34.4", "default", "detected"), []),
-      r(kase("v1.34.4", "on", "detected"), [{ artifact: "/var/lib/kubelet/config.yaml", known: undefined, diff: "d" }]),
-      r(kase("v1.34.4", "off", "detected"), [{ artifact: OUTCOME, known: k, diff: "d" }]),
+      r(kase("v1.34.4", "on", "detected"), [{ artifact: "/var/lib/kubelet/config.yaml", known: [], unexplained: ["+x"], diff: "d" }]),
+      r(kase("v1.34.4", "off", "detected"), [{ artifact: OUTCOME, known: [k], unexplained: [], diff: "d" }]),
     ];
-    expect(results.map((x) => cellText(x))).toEqual(["same", "config.yaml (NEW)", "outcome (k1)"]);
+    expect(results.map((x) => cellText(x))).toEqual(["same", "NEW config.yaml", "k1"]);
     expect(counts(results)).toEqual({ passed: 2, failed: 1 });
     const table = renderTable(results, ["v1.34.4"]).split("\n");
     expect(table[0]).toBe(`| kubeadm | NodeLocalCRISocket | ${INPUTS.map((i) => i.id).join(" | ")} |`);
     expect(table[2]).toBe(`| v1.34.4 | absent | same | ${INPUTS.slice(1).map(() => "-").join(" | ")} |`);
-    expect(table[3]).toMatch(/^\| v1\.34\.4 \| true \| config\.yaml \(NEW\) \|/);
+    expect(table[3]).toMatch(/^\| v1\.34\.4 \| true \| NEW config\.yaml \|/);
   });
 
   test("options", () => {

@@ -4,9 +4,10 @@
  * A difference not listed here fails `npm run fidelity`; so does an entry that no case shows any more
  * (remove it once the stand-in is fixed).
  */
-import { FidelityCase, Gate } from "./cases";
+import { CONFIG_YAML as CONFIG, FLAGS_ENV as FLAGS, INSTANCE_CONFIG as INSTANCE, FidelityCase, Gate } from "./cases";
+import { OUTCOME } from "./compare";
 
-/** One explained difference: which cases and which artifact it covers, and why. */
+/** One explained difference: which cases and which artifact it covers, the diff lines it explains, and why. */
 export interface KnownDifference {
   /** short id shown in the table */
   id: string;
@@ -16,23 +17,112 @@ export interface KnownDifference {
   gates?: Gate[];
   /** input ids (all when absent) */
   inputs?: string[];
-  /** the artifact: a file path, or `outcome` */
-  artifact: string;
+  /** the artifacts: file paths, or `outcome` */
+  artifacts: string[];
+  /** the changed diff lines it explains (`-` real, `+` stand-in), each matched whole */
+  lines: RegExp[];
   /** what real kubeadm does, what the stand-in does, and why it is accepted for now */
   reason: string;
 }
 
 /** The explained differences (see the module comment). */
-export const KNOWN_DIFFERENCES: KnownDifference[] = [];
+export const KNOWN_DIFFERENCES: KnownDifference[] = [
+  {
+    id: "crash-loop",
+    minors: [32, 37],
+    artifacts: [CONFIG],
+    lines: [/-crashLoopBackOff: \{\}/],
+    reason:
+      "from 1.32 kubeadm's KubeletConfiguration has the struct crashLoopBackOff, written as `crashLoopBackOff: {}` " +
+      "between cpuManagerReconcilePeriod and evictionPressureTransitionPeriod; the stand-in's kubelet configuration lacks the line.",
+  },
+  {
+    id: "patches-dir",
+    minors: [31, 36],
+    inputs: ["patch-config"],
+    artifacts: [CONFIG],
+    lines: [/-containerRuntimeEndpoint: unix:\/\/\/run\/patched\.sock/, /\+containerRuntimeEndpoint: .*/],
+    reason:
+      "kubeadm applies the kubeletconfiguration patches of InitConfiguration `patches.directory` to config.yaml (before " +
+      "instance-config.yaml, so they show only where the gate is off); the stand-in ignores `patches`.",
+  },
+  {
+    id: "flag-order-1.31",
+    minors: [31, 31],
+    inputs: ["user-flag", "extra-args"],
+    artifacts: [FLAGS],
+    lines: [/[-+]KUBELET_KUBEADM_ARGS=.*/],
+    reason:
+      "kubeadm 1.31 sorts all flags, its own and the user's kubeletExtraArgs, by name then value (a user flag replaces " +
+      "kubeadm's flag of that name in place); the stand-in puts the user's flags after kubeadm's in the order given, " +
+      "which is what 1.32 and later do.",
+  },
+  {
+    id: "gate-false-1.36",
+    minors: [36, 36],
+    gates: ["off"],
+    artifacts: [INSTANCE, CONFIG, FLAGS],
+    lines: [
+      /\+\(mode 644\)/,
+      /-\(no such file\)/,
+      /\+containerRuntimeEndpoint: .*/,
+      /-containerRuntimeEndpoint: .*/,
+      /[-+]KUBELET_KUBEADM_ARGS=.*/,
+    ],
+    reason:
+      "kubeadm 1.36 accepts NodeLocalCRISocket: false (its feature-gate validation checks names only, the GA lock is " +
+      "not enforced) and then takes the legacy path: --container-runtime-endpoint in kubeadm-flags.env, no " +
+      "instance-config.yaml, containerRuntimeEndpoint \"\" in config.yaml (unless a patch sets it); the stand-in takes " +
+      "the node-local path.",
+  },
+  {
+    id: "exit-3",
+    minors: [31, 33],
+    artifacts: [OUTCOME],
+    lines: [/-exit 3:/, /\+exit 1:/],
+    reason: "up to 1.33 kubeadm exits 3 (its ValidationExitCode) on a configuration validation error; the stand-in exits 1.",
+  },
+  {
+    id: "check-order",
+    minors: [31, 37],
+    gates: ["on", "off"],
+    inputs: ["two-found"],
+    artifacts: [OUTCOME],
+    lines: [/-(error: )?found multiple CRI endpoints on the host\..*/, /\+(error: )?featureGates: Invalid value: .*/],
+    reason:
+      "kubeadm detects the CRI socket while defaulting the configuration, before it validates featureGates: with two " +
+      "sockets and a gate it does not know (NodeLocalCRISocket on 1.31 and 1.37) it fails with 'found multiple CRI " +
+      "endpoints'; the stand-in validates the gates first.",
+  },
+];
 
-/** The known difference that covers this case's artifact, if any. */
-export function knownDifference(c: FidelityCase, artifact: string, known: readonly KnownDifference[] = KNOWN_DIFFERENCES): KnownDifference | undefined {
-  return known.find(
+/** The changed lines of a unified diff (`-x` / `+x`), headers left out. */
+export function changedLines(diff: string): string[] {
+  return diff.split("\n").filter((l) => /^[-+]/.test(l) && !/^(---|\+\+\+) /.test(l));
+}
+
+/** How a case's artifact difference is explained: the entries that explain some of its lines, and the lines none explains. */
+export interface Explanation {
+  known: KnownDifference[];
+  unexplained: string[];
+}
+
+/** Explains a difference of one artifact of one case with the entries that apply to it. */
+export function explain(c: FidelityCase, artifact: string, diff: string, known: readonly KnownDifference[] = KNOWN_DIFFERENCES): Explanation {
+  const applicable = known.filter(
     (k) =>
-      k.artifact === artifact &&
+      k.artifacts.includes(artifact) &&
       c.minor >= k.minors[0] &&
       c.minor <= k.minors[1] &&
       (k.gates === undefined || k.gates.includes(c.gate)) &&
       (k.inputs === undefined || k.inputs.includes(c.input.id)),
   );
+  const used = new Set<KnownDifference>();
+  const unexplained: string[] = [];
+  for (const line of changedLines(diff)) {
+    const k = applicable.find((a) => a.lines.some((re) => new RegExp(`^(?:${re.source})$`).test(line)));
+    if (k) used.add(k);
+    else unexplained.push(line);
+  }
+  return { known: [...used], unexplained };
 }

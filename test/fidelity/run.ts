@@ -17,9 +17,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { REPO_ROOT } from "../lab/nodes/paths";
-import { FidelityCase, INPUTS, KUBELET_FILES, allCases, minorOf } from "./cases";
+import { CONFIG_YAML, FLAGS_ENV, FidelityCase, INPUTS, KUBELET_FILES, allCases, minorOf } from "./cases";
 import { compareArtifacts, klogWarnings } from "./compare";
-import { KNOWN_DIFFERENCES, knownDifference } from "./known";
+import { KNOWN_DIFFERENCES, explain } from "./known";
 import { runReal, runStandin, SideResult } from "./nodes";
 import { CaseResult, counts, renderTable, gateText } from "./report";
 
@@ -84,7 +84,7 @@ export function harnessProblems(c: FidelityCase, real: SideResult): string[] {
   if (c.input.id !== "detected" || c.gate !== "default") return [];
   const problems: string[] = [];
   if (real.code !== 0) problems.push(`real kubeadm failed: ${real.stderr.trim().split("\n").slice(-3).join(" / ")}`);
-  for (const f of ["/var/lib/kubelet/config.yaml", "/var/lib/kubelet/kubeadm-flags.env"]) {
+  for (const f of [CONFIG_YAML, FLAGS_ENV]) {
     if (real.artifacts[f]?.text === undefined) problems.push(`real kubeadm wrote no ${f}`);
   }
   if (!real.systemctlCalls?.includes("restart kubelet")) problems.push(`real kubeadm did not call 'systemctl restart kubelet' (calls: ${JSON.stringify(real.systemctlCalls)})`);
@@ -96,7 +96,7 @@ async function runCase(work: string, binary: string, c: FidelityCase): Promise<{
   const real = await runReal(path.join(dir, "real"), binary, c);
   const standin = await runStandin(path.join(dir, "standin"), c.version, c);
   const comparisons = compareArtifacts(real.artifacts, standin.artifacts);
-  const differences = comparisons.filter((x) => !x.same).map((x) => ({ artifact: x.name, known: knownDifference(c, x.name), diff: x.diff }));
+  const differences = comparisons.filter((x) => !x.same).map((x) => ({ artifact: x.name, ...explain(c, x.name, x.diff), diff: x.diff }));
   return { result: { case: c, standinCommand: standin.args.slice(0, standin.args.indexOf("--config")).join(" "), comparisons, differences }, real, standin };
 }
 
@@ -106,7 +106,8 @@ function differenceReport(results: CaseResult[]): string {
   for (const r of results) {
     for (const d of r.differences) {
       const key = `${d.artifact}\n${d.diff}`;
-      const g = groups.get(key) ?? { artifact: d.artifact, known: d.known ? `known: ${d.known.id}` : "NOT KNOWN", cases: [] };
+      const known = [...d.known.map((k) => k.id), ...(d.unexplained.length > 0 ? ["NOT KNOWN"] : [])].join(", ");
+      const g = groups.get(key) ?? { artifact: d.artifact, known, cases: [] };
       g.cases.push(`${r.case.version}/${gateText(r.case.gate)}/${r.case.input.id}`);
       groups.set(key, g);
     }
@@ -159,7 +160,7 @@ export async function main(argv: string[]): Promise<number> {
   const order = (r: CaseResult): string => `${String(r.case.minor).padStart(3, "0")}|${["default", "on", "off"].indexOf(r.case.gate)}|${String(INPUTS.indexOf(r.case.input)).padStart(2, "0")}`;
   results.sort((a, b) => (order(a) < order(b) ? -1 : 1));
 
-  const stale = KNOWN_DIFFERENCES.filter((k) => !results.some((r) => r.differences.some((d) => d.known === k)));
+  const stale = KNOWN_DIFFERENCES.filter((k) => !results.some((r) => r.differences.some((d) => d.known.includes(k))));
   for (const k of stale) problems.push(`known.ts entry ${k.id} matches no difference any more: remove it`);
 
   const table = renderTable(results, versions);
@@ -177,7 +178,7 @@ export async function main(argv: string[]): Promise<number> {
     "",
     "## Known differences",
     "",
-    ...KNOWN_DIFFERENCES.map((k) => `- ${k.id} (1.${k.minors[0]}-1.${k.minors[1]}, ${k.artifact}): ${k.reason}`),
+    ...KNOWN_DIFFERENCES.map((k) => `- ${k.id} (1.${k.minors[0]}-1.${k.minors[1]}, ${k.artifacts.join(", ")}): ${k.reason}`),
     "",
     "## Differences",
     "",
@@ -191,7 +192,7 @@ export async function main(argv: string[]): Promise<number> {
   fs.mkdirSync(path.dirname(reportFile), { recursive: true });
   fs.writeFileSync(reportFile, report);
 
-  process.stdout.write(`${table}\n${differenceReport(results.filter((r) => r.differences.some((d) => !d.known)))}`);
+  process.stdout.write(`${table}\n${differenceReport(results.filter((r) => r.differences.some((d) => d.unexplained.length > 0)))}`);
   for (const p of problems) process.stdout.write(`fidelity: PROBLEM: ${p}\n`);
   const { passed, failed } = counts(results);
   process.stdout.write(
