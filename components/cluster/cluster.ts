@@ -6,7 +6,7 @@ import * as k8s from "@pulumi/kubernetes";
 import type * as command from "@pulumi/command";
 import { validateCluster } from "../kubeadm/validate";
 import { renderInitConfiguration, renderJoinConfiguration } from "../kubeadm/kubeadmConfig";
-import { kubeletFileChanges } from "../kubeadm/nodeFiles";
+import { kubeletFileChanges, preUpgradeFileChanges } from "../kubeadm/nodeFiles";
 import { DEFAULT_CRI_SOCKET, normalizeCriSocket } from "../kubeadm/criSocket";
 import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
 import { buildPlan, type Step } from "../plan/steps";
@@ -15,8 +15,6 @@ import { encodeFileChanges, parseFileSnapshot } from "../scripts/files";
 import { encodeClusterConfigChange, parseKubeadmConfigMap } from "../scripts/clusterConfig";
 import { setFeatureGate } from "../kubeadm/clusterConfig";
 import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
-import { renderInstanceConfig } from "../kubeadm/instanceConfig";
-import { KUBELET_FILES } from "../kubeadm/nodeFiles";
 import { checkUpgrade, parseKubernetesVersion } from "../kubeadm/version";
 import { durationSeconds } from "../kubeadm/duration";
 import { parseJoinMaterial } from "../scripts/joinToken";
@@ -204,13 +202,9 @@ export class Cluster extends pulumi.ComponentResource {
               secretOutput: false,
             };
           case "upgrade":
-            // kubeadm 1.37 fails an upgrade without instance-config.yaml: make sure it is there first.
+            // With the gate in effect, instance-config.yaml is made right before kubeadm reads it.
             return {
-              stdin: endpoint().apply((ep) =>
-                cluster.version.minor >= 37
-                  ? encodeFileChanges([{ path: KUBELET_FILES.instanceConfig, expected: { path: KUBELET_FILES.instanceConfig }, content: renderInstanceConfig(ep), mode: "0644" }])
-                  : "",
-              ),
+              stdin: endpoint().apply((ep) => encodeFileChanges(preUpgradeFileChanges(cluster.nodeLocalCriSocket, ep))),
               secretOutput: false,
               dataOutput: true,
             };

@@ -30,15 +30,39 @@ export interface FileChange {
   expected: FileState;
   content?: string;
   mode?: string;
+  /**
+   * Write whatever the file holds now (no compare-and-swap; still backed up and journaled): only for a
+   * file the step cannot have read first and whose whole content the plan decides.
+   */
+  overwrite?: boolean;
+}
+
+/**
+ * The change the `upgrade` step makes just before `kubeadm upgrade`: with the gate in effect,
+ * instance-config.yaml becomes exactly `renderInstanceConfig(endpoint)`, whatever it held. kubeadm
+ * then always reads the node's real socket from it: 1.37 fails an upgrade without it (#138645);
+ * 1.33-1.36 would otherwise build it from the kubeadm-flags.env flag (`containerRuntimeEndpoint: ""`
+ * when the flag is gone, a failure when the file holds no flags) and never rewrite a stale one (a
+ * runtime switch). With the file present, kubeadm 1.33-1.36 keep the flag: the kubelet-files step
+ * removes it. Nothing with the gate off.
+ * @throws KubeadmConfigError (field `criSocket`) on an endpoint {@link renderInstanceConfig} refuses.
+ */
+export function preUpgradeFileChanges(nodeLocalCriSocket: boolean, endpoint: string): FileChange[] {
+  if (!nodeLocalCriSocket) return [];
+  const path = KUBELET_FILES.instanceConfig;
+  return [{ path, expected: { path }, content: renderInstanceConfig(endpoint), mode: "0644", overwrite: true }];
 }
 
 /**
  * The changes that make a node's kubelet files what kubeadm 1.33+ leaves for this gate state.
  * - Gate in effect (KEP-4656): instance-config.yaml is exactly `renderInstanceConfig(endpoint)` (mode
- *   0644); config.yaml's `containerRuntimeEndpoint` equals the endpoint (when config.yaml exists);
- *   kubeadm-flags.env has no `--container-runtime-endpoint` (kubeadm 1.32 leaves it, #129278).
+ *   0644; a stale one, left by a runtime switch, is rewritten: kubeadm never rewrites it); config.yaml's
+ *   `containerRuntimeEndpoint` equals the endpoint (when config.yaml exists); kubeadm-flags.env has no
+ *   `--container-runtime-endpoint` (kubeadm 1.32 leaves it, #129278, and 1.33-1.36 leave it whenever
+ *   instance-config.yaml already existed).
  * - Gate not in effect (legacy): kubeadm-flags.env carries `--container-runtime-endpoint=<endpoint>`
- *   and there is no instance-config.yaml; config.yaml is left as kubeadm wrote it.
+ *   and there is no instance-config.yaml (kubeadm with the gate off neither removes one left from an
+ *   earlier gate-on run nor puts the flag back); config.yaml is left as kubeadm wrote it.
  * Files absent on the node other than instance-config.yaml are not created (kubeadm writes them).
  *
  * @param read the files as read on the node, by path (missing entries count as absent).

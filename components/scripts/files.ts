@@ -42,13 +42,15 @@ export function parseFileSnapshot(stdout: string): Map<string, FileState> {
 
 /**
  * Encode changes as `pk_apply_files` reads them on stdin (one line each). Changes whose content
- * equals what was read are left out.
+ * equals what was read are left out; an `overwrite` change carries `any` instead of the expected
+ * sha256 (no compare-and-swap).
+ * @throws Error on an unsafe path or a mode that is not octal `0NNN`.
  */
 export function encodeFileChanges(changes: FileChange[]): string {
   return changes
     .filter((c) => c.content !== c.expected.content)
     .map((c) => {
-      const expect = c.expected.sha256 ?? "absent";
+      const expect = c.overwrite === true ? "any" : (c.expected.sha256 ?? "absent");
       if (c.content === undefined) return `pk-remove ${checkPath(c.path)} ${expect}\n`;
       const mode = c.mode ?? "0644";
       if (!/^0[0-7]{3}$/.test(mode)) throw new Error(`bad file mode ${mode}`);

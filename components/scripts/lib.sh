@@ -113,7 +113,7 @@ pk_snapshot() {
 }
 
 # pk_apply_files: read file changes on stdin (files.ts, encodeFileChanges), one a line:
-#   pk-write <path> <expected sha256|absent> <octal mode> <base64 content>
+#   pk-write <path> <expected sha256|absent|any> <octal mode> <base64 content>   (any: no compare-and-swap)
 #   pk-remove <path> <expected sha256>
 # First every file is compared with what the plan read (compare-and-swap): a file already as wanted is
 # skipped (a re-run repeats nothing); a file neither as read nor as wanted makes the step refuse before
@@ -141,7 +141,7 @@ pk_apply_files() {
       *) pk_fail "unknown file operation ${ops[i]}" ;;
     esac
     if [ "$cur" = "$want" ]; then continue; fi
-    if [ "$cur" != "${expects[i]}" ]; then
+    if [ "${expects[i]}" != any ] && [ "$cur" != "${expects[i]}" ]; then
       pk_fail "$path changed since it was read (expected ${expects[i]}, found $cur); refusing to overwrite it. Run the step again to read it anew."
     fi
     todo+=("$i")

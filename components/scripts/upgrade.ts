@@ -60,9 +60,9 @@ export interface UpgradeInput {
 /**
  * On the node, when it is not at the target version (recorded in /var/lib/pulumi-kubeadm/version; a
  * node without the record was just made at the target): check the step is one kubeadm allows (one
- * minor up, or a patch), apply the pre-upgrade file changes from stdin (instance-config.yaml before
- * 1.37), run the install command, `kubeadm upgrade apply <v> --yes` / `kubeadm upgrade node` once,
- * restart the kubelet and check it, wait for the Node to be Ready again if it was. Then, always, print
+ * minor up, or a patch), apply the pre-upgrade file changes from stdin (instance-config.yaml with the
+ * node's endpoint when the gate is in effect: `preUpgradeFileChanges`), run the install command,
+ * `kubeadm upgrade apply <v> --yes` / `kubeadm upgrade node` once, restart the kubelet and check it, wait for the Node to be Ready again if it was. Then, always, print
  * the kubelet files for the next step. With NodeLocalCRISocket in effect it first fails, changing
  * nothing, when a file outside kubeadm-flags.env sets --container-runtime-endpoint (naming the file).
  */

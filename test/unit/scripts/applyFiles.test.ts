@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync, statSync } from "fs";
 import { join } from "path";
 import { kubeletFilesScripts } from "../../../components/scripts/kubeletFiles";
+import { upgradeScripts } from "../../../components/scripts/upgrade";
 import { encodeFileChanges, sha256Hex } from "../../../components/scripts/files";
 import { runBash, sandbox } from "./bash";
 
@@ -87,4 +88,34 @@ test("an empty change list does nothing and does not restart the kubelet", () =>
   expect(r.status).toBe(0);
   expect(r.stdout.trim()).toBe("changed=0");
   expect(restartCount()).toBe(0);
+});
+
+test("an overwrite change (expected `any`) replaces whatever the file holds, with a backup; an equal file is left alone", () => {
+  const { box, a, run, restartCount } = setup(true);
+  const change = encodeFileChanges([{ path: a, expected: { path: a }, content: "wanted\n", mode: "0644", overwrite: true }]);
+  expect(change.split(" ")[2]).toBe("any");
+  const r = run(change);
+  expect(r.status).toBe(0);
+  expect(readFileSync(a, "utf8")).toBe("wanted\n");
+  const [stamp] = readdirSync(join(box.state, "backup"));
+  expect(readFileSync(join(box.state, "backup", stamp as string, a), "utf8")).toBe("old: a\n");
+  expect(run(change).stdout.trim()).toBe("changed=0");
+  expect(restartCount()).toBe(1);
+});
+
+test("upgrade: a stale instance-config.yaml is replaced before kubeadm upgrade reads it (it would fail the old compare-and-swap)", () => {
+  const box = sandbox();
+  const instance = join(box.dir, "instance-config.yaml");
+  writeFileSync(instance, 'containerRuntimeEndpoint: "unix:///run/containerd/containerd.sock"\n');
+  writeFileSync(join(box.state, "version"), "v1.36.0\n");
+  const seen = join(box.dir, "seen-by-kubeadm");
+  box.stub("kubeadm", `cat ${instance} >${seen}; exit 0`);
+  box.stub("systemctl", "exit 0");
+  box.stub("kubectl", "exit 1");
+  const script = upgradeScripts({ node: "w1", version: "v1.37.0", apply: false, settleSeconds: 0, gate: "node-local", nodeLocalCriSocket: false }).create;
+  const stdin = encodeFileChanges([{ path: instance, expected: { path: instance }, content: 'containerRuntimeEndpoint: "unix:///var/run/crio/crio.sock"\n', mode: "0644", overwrite: true }]);
+  const r = runBash(script, { stdin, bin: box.bin, state: box.state });
+  expect(r.stderr).toContain(`pulumi-kubeadm: node w1: upgraded from v1.36.0 to v1.37.0`);
+  expect(r.status).toBe(0);
+  expect(readFileSync(seen, "utf8")).toBe('containerRuntimeEndpoint: "unix:///var/run/crio/crio.sock"\n');
 });

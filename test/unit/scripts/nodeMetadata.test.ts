@@ -1,0 +1,38 @@
+/**
+ * node-metadata for real in bash, with a kubectl stub answering the Node's read: with the gate in
+ * effect a leftover cri-socket annotation is removed (kubeadm 1.37 no longer touches it); with it off
+ * the annotation is set to the node's endpoint; nothing is written when nothing differs.
+ */
+import { existsSync, readFileSync } from "fs";
+import { join } from "path";
+import { nodeMetadataScripts } from "../../../components/scripts/nodeMetadata";
+import { runBash, sandbox } from "./bash";
+
+const CRIO = "unix:///var/run/crio/crio.sock";
+
+/** Runs node-metadata for w1 against a Node whose annotation is `annotation` ("" = none). */
+function run(nodeLocalCriSocket: boolean, annotation: string) {
+  const box = sandbox();
+  const calls = join(box.dir, "calls");
+  box.stub("kubectl", `shift 2; echo "$*" >>${calls}; if [ "$1" = get ]; then printf '%s' 'false||${annotation}'; fi`);
+  const script = nodeMetadataScripts({ node: "w1", labels: {}, nodeLocalCriSocket, uncordon: false, version: "v1.37.0", drainTimeoutSeconds: 1 }).create;
+  const r = runBash(script, { stdin: `${CRIO}\n`, bin: box.bin, state: box.state });
+  const writes = (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean) : []).filter((c) => !c.startsWith("get "));
+  return { r, writes };
+}
+
+test("gate in effect: a leftover annotation is removed", () => {
+  const { r, writes } = run(true, CRIO);
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  expect(writes).toEqual(["annotate --overwrite node w1 kubeadm.alpha.kubernetes.io/cri-socket-"]);
+});
+
+test("gate in effect, no annotation: nothing is written", () => {
+  expect(run(true, "").writes).toEqual([]);
+});
+
+test("gate off: the annotation is set to the node's endpoint", () => {
+  expect(run(false, "").writes).toEqual([`annotate --overwrite node w1 kubeadm.alpha.kubernetes.io/cri-socket=${CRIO}`]);
+  expect(run(false, CRIO).writes).toEqual([]);
+});
