@@ -117,8 +117,12 @@ test("sshd_config: own address, key, log level, no PAM; wrappers quote their pat
   expect(() => renderSshdConfig({ address: "127.0.0.7", port: 22, hostKeyFile: "/a b/k", authorizedKeysFile: "/a", opensshVersion: [9, 2] })).toThrow(
     /holds a space/,
   );
-  expect(renderWrapper("kubectl", "/x/it's/.lab", "n1", "/repo")).toBe(
+  expect(renderWrapper("kubectl", "/x/it's/.lab", "n1", { repoRoot: "/repo", launcher: "tsx" })).toBe(
     "#!/bin/bash\n# lab stand-in for kubectl on node n1 (test/lab/nodes/wrappers.ts)\n" +
       `exec env LAB_DIR='/x/it'\\''s/.lab' LAB_NODE='n1' '/repo/node_modules/.bin/tsx' '/repo/test/lab/standin/kubectl.ts' "$@"\n`,
+  );
+  expect(renderWrapper("kubectl", "/x/it's/.lab", "n1", { launcher: "bundle", nodeBinary: "/usr/bin/node" })).toBe(
+    "#!/bin/bash\n# lab stand-in for kubectl on node n1 (test/lab/nodes/wrappers.ts)\n" +
+      `exec env LAB_DIR='/x/it'\\''s/.lab' LAB_NODE='n1' '/usr/bin/node' '/x/it'\\''s/.lab/standin/kubectl.js' "$@"\n`,
   );
 });

@@ -12,7 +12,6 @@ import {
   LabInfo,
   LabSpec,
   NodeInfo,
-  REPO_ROOT,
   labProcesses,
   readNodeFile,
   runOnNode,
@@ -84,15 +83,15 @@ test("up starts every node with a recorded host key and its pids", () => {
   expect(fs.readFileSync(path.join(labDir, "ssh", "known_hosts"), "utf8")).toContain(`127.0.0.202 ${lab.nodes[1]?.hostKey}`);
 });
 
-test("each node has its version file and the stand-in wrappers first on root's PATH", async () => {
+test("each node has its version file and the bundled stand-ins first on root's PATH", async () => {
   for (const n of spec.nodes) {
-    const r = await run(n.name, "cat /etc/lab-node/kubeadm-version; command -v kubeadm kubectl systemctl; cat /usr/local/sbin/kubeadm");
+    const r = await run(n.name, "cat /etc/lab-node/kubeadm-version; command -v kubeadm kubectl systemctl; kubeadm version -o short; cat /usr/local/sbin/kubeadm");
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const lines = r.stdout.split("\n");
-    expect(lines.slice(0, 4)).toEqual(["v1.31.4", "/usr/local/sbin/kubeadm", "/usr/local/sbin/kubectl", "/usr/local/sbin/systemctl"]);
+    expect(lines.slice(0, 5)).toEqual(["v1.31.4", "/usr/local/sbin/kubeadm", "/usr/local/sbin/kubectl", "/usr/local/sbin/systemctl", "v1.31.4"]);
     expect(r.stdout).toContain(
-      `exec env LAB_DIR='${labDir}' LAB_NODE='${n.name}' '${REPO_ROOT}/node_modules/.bin/tsx' '${REPO_ROOT}/test/lab/standin/kubeadm.ts' "$@"`,
+      `exec env LAB_DIR='${labDir}' LAB_NODE='${n.name}' '${process.execPath}' '${labDir}/standin/kubeadm.js' "$@"`,
     );
   }
 });

@@ -12,6 +12,8 @@ import { DEFAULT_LAB_DIR, labPaths } from "./paths";
 import { allPids, cmdline, descendants, isAlive, processesInNamespace, terminate } from "./procs";
 import { LabSpec, validateSpec } from "./spec";
 import { writeKnownHosts } from "./ssh";
+import { buildStandins } from "./standinBundle";
+import type { StandinLauncher } from "./wrappers";
 
 export const DEFAULT_CONFIG = {
   tokenTtlSeconds: 86400,
@@ -38,6 +40,11 @@ export interface StartLabOptions {
   ifRunning?: "reuse" | "replace" | "fail";
   /** nodes started at once (default 6) */
   parallel?: number;
+  /**
+   * how the nodes run the stand-ins: `bundle` (default; built into `<lab>/standin/` on every start,
+   * reuse included, so an edited stand-in takes effect at the next `up`) or `tsx` (the sources)
+   */
+  standin?: StandinLauncher;
 }
 
 function sameNodes(spec: LabSpec, running: NodeInfo[]): boolean {
@@ -68,6 +75,7 @@ export async function startLab(opts: StartLabOptions): Promise<LabInfo> {
     const mode = opts.ifRunning ?? "reuse";
     const healthy = healthyNodes(existing);
     if (mode === "reuse" && healthy.length === existing.length && sameNodes(spec, existing)) {
+      buildStandins(labDir);
       writeKnownHosts(labDir, existing);
       return { labDir, version: spec.version, nodes: existing, clientKey: paths.clientKey, knownHosts: paths.knownHosts, reused: true };
     }
@@ -83,7 +91,9 @@ export async function startLab(opts: StartLabOptions): Promise<LabInfo> {
   if (!fs.existsSync(paths.configFile)) fs.writeFileSync(paths.configFile, JSON.stringify(DEFAULT_CONFIG, null, 2) + "\n");
   generateKey(paths.clientKey, "lab");
   ensureMountTargets();
-  for (const n of spec.nodes) prepareNodeFiles(labDir, n, spec.version);
+  const launcher = opts.standin ?? "bundle";
+  if (launcher === "bundle") buildStandins(labDir);
+  for (const n of spec.nodes) prepareNodeFiles(labDir, n, spec.version, launcher);
 
   const nodes: NodeInfo[] = [];
   const queue = [...spec.nodes];

@@ -13,20 +13,23 @@ import { DEFAULT_LAB_DIR, NODE_MOUNTS, labPaths, nodePaths } from "./paths";
 import { descendants, isAlive, mountNamespace, procStat, sleep, terminate } from "./procs";
 import { NodeSpec, RUNTIME_SOCKETS } from "./spec";
 import { renderSshdConfig } from "./sshd-config";
-import { STANDIN_COMMANDS, renderWrapper, shq } from "./wrappers";
+import { STANDIN_COMMANDS, StandinLauncher, renderWrapper, shq } from "./wrappers";
 
 export const SSHD = "/usr/sbin/sshd";
 const LISTENER = path.join(__dirname, "listener.cjs");
 const START_TIMEOUT_MS = 15000;
 
-/** Creates the node's folders and files: mounts' sources, version file, wrappers, host key, sshd_config. */
-export function prepareNodeFiles(labDir: string, spec: NodeSpec, version: string): void {
+/**
+ * Creates the node's folders and files: mounts' sources, version file, wrappers (running the stand-ins
+ * with `launcher`), host key, sshd_config.
+ */
+export function prepareNodeFiles(labDir: string, spec: NodeSpec, version: string, launcher: StandinLauncher = "bundle"): void {
   const p = nodePaths(labDir, spec.name);
   for (const m of NODE_MOUNTS) fs.mkdirSync(path.join(p.root, m), { recursive: true });
   fs.mkdirSync(path.join(p.root, "run", "sshd"), { recursive: true, mode: 0o755 });
   fs.writeFileSync(path.join(p.root, "etc", "lab-node", "kubeadm-version"), `${version}\n`);
   for (const cmd of STANDIN_COMMANDS) {
-    fs.writeFileSync(path.join(p.root, "usr", "local", "sbin", cmd), renderWrapper(cmd, labDir, spec.name), { mode: 0o755 });
+    fs.writeFileSync(path.join(p.root, "usr", "local", "sbin", cmd), renderWrapper(cmd, labDir, spec.name, { launcher }), { mode: 0o755 });
   }
   generateKey(p.hostKey, `lab-node-${spec.name}`);
   const config = renderSshdConfig({

@@ -1,27 +1,57 @@
-/** The node's /usr/local/sbin/{kubeadm,kubectl,systemctl}: bash wrappers that run the TypeScript stand-ins. */
+/**
+ * The node's /usr/local/sbin/{kubeadm,kubectl,systemctl}: bash wrappers that run the stand-ins, either
+ * bundled (plain JavaScript run by node, which starts like the binaries it stands for; see
+ * standinBundle.ts) or as TypeScript through tsx (a few hundred milliseconds more per call, but an
+ * edited stand-in takes effect at once).
+ */
 import * as path from "node:path";
 import { REPO_ROOT } from "./paths";
 
 export const STANDIN_COMMANDS = ["kubeadm", "kubectl", "systemctl"] as const;
+
+/** How a wrapper runs its stand-in: the bundle under `<lab>/standin/`, or tsx on the sources. */
+export type StandinLauncher = "bundle" | "tsx";
 
 /** Single-quotes a word for bash. */
 export function shq(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The TypeScript entry point of a stand-in command. */
 export function standinScript(command: string, repoRoot = REPO_ROOT): string {
   return path.join(repoRoot, "test", "lab", "standin", `${command}.ts`);
 }
 
+/** The tsx launcher in this checkout's node_modules. */
 export function tsxBinary(repoRoot = REPO_ROOT): string {
   return path.join(repoRoot, "node_modules", ".bin", "tsx");
 }
 
-export function renderWrapper(command: string, labDir: string, node: string, repoRoot = REPO_ROOT): string {
+/** Where a lab keeps the bundled stand-ins (`<lab>/standin/<command>.js`). */
+export function standinBundleDir(labDir: string): string {
+  return path.join(labDir, "standin");
+}
+
+/** How {@link renderWrapper} runs the stand-in. */
+export interface WrapperOptions {
+  /** Default this checkout. */
+  repoRoot?: string;
+  /** Default `tsx` (needs no build); the lab's nodes use `bundle`. */
+  launcher?: StandinLauncher;
+  /** The node binary for `bundle`; default the one running this process. */
+  nodeBinary?: string;
+}
+
+/** The wrapper script for one stand-in command on one node. */
+export function renderWrapper(command: string, labDir: string, node: string, o: WrapperOptions = {}): string {
+  const run =
+    (o.launcher ?? "tsx") === "bundle"
+      ? `${shq(o.nodeBinary ?? process.execPath)} ${shq(path.join(standinBundleDir(labDir), `${command}.js`))}`
+      : `${shq(tsxBinary(o.repoRoot))} ${shq(standinScript(command, o.repoRoot))}`;
   return [
     "#!/bin/bash",
     `# lab stand-in for ${command} on node ${node} (test/lab/nodes/wrappers.ts)`,
-    `exec env LAB_DIR=${shq(labDir)} LAB_NODE=${shq(node)} ${shq(tsxBinary(repoRoot))} ${shq(standinScript(command, repoRoot))} "$@"`,
+    `exec env LAB_DIR=${shq(labDir)} LAB_NODE=${shq(node)} ${run} "$@"`,
     "",
   ].join("\n");
 }
