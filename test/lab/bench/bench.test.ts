@@ -1,0 +1,86 @@
+/** The benchmark's pure parts: statistics, options, the floor's commands, step kinds, session figures. No time asserted. */
+import { execFileSync } from "child_process";
+import { median, pairedRatios, summarize } from "./stats";
+import { parseOptions, SCENARIOS } from "./options";
+import { batches, parseInitOutput, sideBySide, upgradeNodeCommand } from "./floor";
+import { kindOf, startAndTail, stepKinds } from "./steps";
+import { countKubeadmRuns } from "./cluster";
+import { sessionFigures } from "./result";
+import { addressOf, nodeNames } from "./lab";
+import type { StepRecord } from "../engine/run";
+
+test("median, spread and paired ratios", () => {
+  expect(median([3, 1, 2])).toBe(2);
+  expect(median([4, 1, 3, 2])).toBe(2.5);
+  expect(() => median([])).toThrow(/no values/);
+  expect(summarize([10, 12, 11])).toEqual({ median: 11, min: 10, max: 12, spread_pct: 18.2, runs: [10, 12, 11] });
+  // Each run's ratio is taken against the floor of the same run.
+  expect(pairedRatios([20, 30, 22], [10, 10, 11]).runs).toEqual([2, 3, 2]);
+  expect(pairedRatios([20, 30, 22], [10, 10, 11]).median).toBe(2);
+  expect(() => pairedRatios([1, 2], [1])).toThrow(/2 component runs but 1 floor runs/);
+  expect(() => pairedRatios([1], [0])).toThrow(/floor of run 1 is 0/);
+});
+
+test("options: every scenario by default; --only, --runs, --standin; bad values refused", () => {
+  expect(parseOptions([])).toMatchObject({ json: false, only: [...SCENARIOS], runs: 3, evalSizes: [10, 100, 1000], workers: 20, standin: "bundle" });
+  expect(parseOptions(["--json", "--only", "eval", "--runs=5", "--standin", "tsx", "--parallel", "32"])).toMatchObject({
+    json: true,
+    only: ["eval"],
+    runs: 5,
+    standin: "tsx",
+    parallel: 32,
+  });
+  expect(() => parseOptions(["--only", "fast"])).toThrow(/unknown scenario "fast"/);
+  expect(() => parseOptions(["--runs", "0"])).toThrow(/--runs: "0" is not a positive integer/);
+  expect(() => parseOptions(["--standin", "go"])).toThrow(/not bundle or tsx/);
+});
+
+test("the floor: join material from kubeadm init's output, batches, side-by-side bash, the per-node upgrade", () => {
+  const hash = `sha256:${"a".repeat(64)}`;
+  const key = "b".repeat(64);
+  const out = `You can now join any number of control-plane nodes ...\n\n  kubeadm join 127.0.0.150:6443 --token abcdef.0123456789abcdef \\\n\t--discovery-token-ca-cert-hash ${hash} \\\n\t--control-plane --certificate-key ${key}\n`;
+  expect(parseInitOutput(out)).toEqual({ token: "abcdef.0123456789abcdef", caCertHash: hash, certificateKey: key });
+  expect(() => parseInitOutput("[init] done\n")).toThrow(/no join command/);
+  expect(batches([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
+  expect(() => batches([1], 0)).toThrow(/batch size 0/);
+  expect(upgradeNodeCommand("v1.35.0", "kubeadm upgrade node")).toBe(
+    "echo v1.35.0 >/etc/lab-node/kubeadm-version && kubeadm upgrade node && systemctl daemon-reload && systemctl restart kubelet",
+  );
+  const bash = (script: string) => {
+    try {
+      return { code: 0, out: execFileSync("bash", ["-c", script], { encoding: "utf8" }) };
+    } catch (e) {
+      return { code: (e as { status: number }).status, out: (e as { stdout: string }).stdout };
+    }
+  };
+  expect(bash(sideBySide(["echo a", "echo b"])).code).toBe(0);
+  expect(bash(sideBySide(["echo a", "exit 3", "echo c"]))).toMatchObject({ code: 1 });
+});
+
+test("step kinds, engine start and tail, kubeadm runs, sessions per node, names and addresses", () => {
+  expect(kindOf("bench-worker-12-join-token")).toBe("join-token");
+  expect(kindOf("bench-cp-1-init")).toBe("init");
+  const step = (name: string, startedAt: number, endedAt: number): StepRecord => ({
+    name,
+    type: "command:remote:Command",
+    urn: name,
+    op: "create",
+    done: true,
+    oldDelete: false,
+    startedAt,
+    endedAt,
+  });
+  const run = { steps: [step("b-cp-1-init", 102, 106), step("b-worker-1-join", 106, 108), step("b-worker-2-join", 106, 109)], started_epoch_s: 100.5, wall_s: 10 };
+  expect(stepKinds([run])).toEqual({ init: { count: 1, mean_s: 4, max_s: 4 }, join: { count: 2, mean_s: 2.5, max_s: 3 } });
+  expect(startAndTail(run)).toEqual({ before_first_command_s: 1.5, after_last_command_s: 1.5 });
+  expect(countKubeadmRuns(["2026-01-01T00:00:00Z cp-1 kubeadm upgrade apply", "t cp-2 kubeadm upgrade node", "t w kubeadm upgrade node"])).toEqual({
+    "upgrade apply": 1,
+    "upgrade node": 2,
+  });
+  const s = sessionFigures([{ "cp-1": 9, "cp-2": 1, "worker-1": 1 }, { "cp-1": 9, "cp-2": 1, "worker-1": 2 }]);
+  expect(s).toMatchObject({ max: 9, max_node: "cp-1", min: 1, total: 11, same_in_every_run: false });
+  expect(nodeNames({ controlPlanes: 2, workers: 1 })).toEqual(["cp-1", "cp-2", "worker-1"]);
+  expect(addressOf(0)).toBe("127.0.0.150");
+  expect(addressOf(49)).toBe("127.0.0.199");
+  expect(() => addressOf(50)).toThrow(/outside 127.0.0.150-199/);
+});

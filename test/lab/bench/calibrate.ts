@@ -1,0 +1,60 @@
+/**
+ * What one step costs before any script logic, on a node of the running bench lab: an SSH session
+ * running `true`, and SSH sessions running the stand-in's `kubeadm version -o short` bundled (node on
+ * one JavaScript file, as the nodes run it) and through tsx (as they ran it before). Samples alternate
+ * between the three, so load lands on all of them alike.
+ */
+import { runOnNode } from "../nodes";
+import { buildStandins } from "../nodes/standinBundle";
+import { shq, standinBundleDir, standinScript, tsxBinary } from "../nodes/wrappers";
+import { LAB_DIR } from "./lab";
+import { Summary, round, summarize } from "./stats";
+
+/** The three costs, in seconds, and what a stand-in call adds to a bare session. */
+export interface Calibration {
+  node: string;
+  ssh_true_s: Summary;
+  ssh_kubeadm_version_bundle_s: Summary;
+  ssh_kubeadm_version_tsx_s: Summary;
+  /** Median with the stand-in minus median without: one bundled stand-in call. */
+  standin_call_bundle_s: number;
+  /** The same through tsx. */
+  standin_call_tsx_s: number;
+}
+
+/** The command lines measured, by name. */
+export function calibrationCommands(node: string): Record<"true" | "bundle" | "tsx", string> {
+  const env = `env LAB_DIR=${shq(LAB_DIR)} LAB_NODE=${shq(node)}`;
+  return {
+    true: "true",
+    bundle: `${env} ${shq(process.execPath)} ${shq(`${standinBundleDir(LAB_DIR)}/kubeadm.js`)} version -o short`,
+    tsx: `${env} ${shq(tsxBinary())} ${shq(standinScript("kubeadm"))} version -o short`,
+  };
+}
+
+/** `samples` rounds of the three sessions on `node`. */
+export async function calibrate(node: string, samples: number): Promise<Calibration> {
+  buildStandins(LAB_DIR);
+  const commands = calibrationCommands(node);
+  const times: Record<string, number[]> = { true: [], bundle: [], tsx: [] };
+  for (let i = 0; i < samples; i++) {
+    for (const [name, cmd] of Object.entries(commands)) {
+      const t0 = process.hrtime.bigint();
+      const r = await runOnNode(node, cmd, undefined, { labDir: LAB_DIR });
+      const s = Number(process.hrtime.bigint() - t0) / 1e9;
+      if (r.code !== 0) throw new Error(`calibrate: ${cmd} on ${node}: exit ${r.code}: ${r.stderr}`);
+      times[name]?.push(s);
+    }
+  }
+  const t = summarize(times.true as number[], 3);
+  const b = summarize(times.bundle as number[], 3);
+  const x = summarize(times.tsx as number[], 3);
+  return {
+    node,
+    ssh_true_s: t,
+    ssh_kubeadm_version_bundle_s: b,
+    ssh_kubeadm_version_tsx_s: x,
+    standin_call_bundle_s: round(b.median - t.median, 3),
+    standin_call_tsx_s: round(x.median - t.median, 3),
+  };
+}

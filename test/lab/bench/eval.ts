@@ -1,0 +1,109 @@
+/**
+ * Scenario `eval`: program evaluation for each node count, each run in its own child process
+ * (eval-child.ts) under Pulumi's mock runtime, repeated; medians and spreads, and how time and memory
+ * grow between sizes (flat per-node cost = linear).
+ */
+import { spawn } from "child_process";
+import { join } from "path";
+import { REPO_ROOT } from "../nodes";
+import { tsxBinary } from "../nodes/wrappers";
+import { Summary, round, summarize } from "./stats";
+
+/** What one child reported. */
+export interface EvalSample {
+  nodes: number;
+  seconds: number;
+  load_s: number;
+  eval_s: number;
+  cpu_s: number;
+  peak_rss_mb: number;
+  resources: number;
+  commands: number;
+  inputs_mb: number;
+}
+
+/** One node count over its runs. */
+export interface EvalSize {
+  nodes: number;
+  /** Whole process: load + evaluation. */
+  seconds: Summary;
+  load_s: Summary;
+  eval_s: Summary;
+  cpu_s: Summary;
+  peak_rss_mb: Summary;
+  resources: number;
+  commands: number;
+  inputs_mb: number;
+  /** Evaluation seconds per node (median). */
+  eval_s_per_node: number;
+  /** Peak RSS per node above the smallest size (median), MB. */
+  rss_mb_per_node?: number;
+}
+
+/** The scenario's result. */
+export interface EvalFigures {
+  runtime: string;
+  sizes: EvalSize[];
+  growth: string;
+}
+
+function child(n: number): Promise<EvalSample> {
+  return new Promise((resolve, reject) => {
+    const p = spawn("nice", [tsxBinary(), join(__dirname, "eval-child.ts"), String(n)], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    p.stdout.on("data", (b: Buffer) => (out += b.toString()));
+    p.stderr.on("data", (b: Buffer) => (err += b.toString()));
+    p.on("error", reject);
+    p.on("close", (code) => {
+      const last = out.trim().split("\n").pop() ?? "";
+      if (code !== 0 || !last.startsWith("{")) reject(new Error(`eval ${n} nodes: exit ${code}: ${err.trim() || out.trim()}`));
+      else resolve(JSON.parse(last) as EvalSample);
+    });
+  });
+}
+
+/** In words: how evaluation time and memory grow from the smallest size to the largest. */
+export function describeGrowth(sizes: EvalSize[]): string {
+  const a = sizes[0];
+  const b = sizes[sizes.length - 1];
+  if (!a || !b || a === b) return "one size only";
+  const x = b.nodes / a.nodes;
+  const t = b.eval_s.median / a.eval_s.median;
+  return (
+    `${a.nodes} -> ${b.nodes} nodes (x${round(x, 0)}): evaluation x${round(t, 1)} (~ n^${round(Math.log(t) / Math.log(x), 2)}), ` +
+    `peak RSS ${a.peak_rss_mb.median} -> ${b.peak_rss_mb.median} MB`
+  );
+}
+
+/** Runs every size `runs` times (sizes interleaved, so a busy moment does not fall on one size only). */
+export async function runEval(sizes: number[], runs: number, say: (l: string) => void): Promise<EvalFigures> {
+  const samples = new Map<number, EvalSample[]>(sizes.map((n) => [n, []]));
+  for (let r = 1; r <= runs; r++) {
+    for (const n of sizes) {
+      say(`eval: ${n} nodes, run ${r}/${runs} ...`);
+      samples.get(n)?.push(await child(n));
+    }
+  }
+  const out: EvalSize[] = [];
+  for (const n of sizes) {
+    const s = samples.get(n) as EvalSample[];
+    const first = s[0] as EvalSample;
+    const size: EvalSize = {
+      nodes: n,
+      seconds: summarize(s.map((x) => x.seconds)),
+      load_s: summarize(s.map((x) => x.load_s)),
+      eval_s: summarize(s.map((x) => x.eval_s)),
+      cpu_s: summarize(s.map((x) => x.cpu_s)),
+      peak_rss_mb: summarize(s.map((x) => x.peak_rss_mb), 0),
+      resources: first.resources,
+      commands: first.commands,
+      inputs_mb: round(first.inputs_mb, 2),
+      eval_s_per_node: round(summarize(s.map((x) => x.eval_s), 4).median / n, 4),
+    };
+    const base = out[0];
+    if (base) size.rss_mb_per_node = round((size.peak_rss_mb.median - base.peak_rss_mb.median) / (n - base.nodes), 2);
+    out.push(size);
+  }
+  return { runtime: "Pulumi's mock runtime (pulumi.runtime.setMocks), not the engine: the program and the component as in `pulumi up`, no command run", sizes: out, growth: describeGrowth(out) };
+}

@@ -1,0 +1,111 @@
+/**
+ * The floor: the shortest sequence an operator following kubeadm's documentation would type over SSH,
+ * run on the same lab with the same stand-in durations, timed beside the component. One SSH session
+ * per node and step, as an operator's `ssh node '...'` is; no checks beyond the exit codes.
+ *
+ * - provision: `kubeadm init --upload-certs` on the first control-plane node (then admin.conf copied
+ *   to ~/.kube/config, as the docs say), its printed join command and certificate key reused; the
+ *   other control-plane nodes `kubeadm join --control-plane` one after another; then every worker's
+ *   `kubeadm join` at the same time.
+ * - upgrade: on the first control-plane node the package install, `kubeadm upgrade apply -y`, kubelet
+ *   restart; on each other control-plane node in turn the install, `kubeadm upgrade node`, kubelet
+ *   restart; then per batch of `maxUnavailable` workers: their drains (kubectl on the first control-plane
+ *   node, one session, side by side), on each worker at once the install, `kubeadm upgrade node` and
+ *   kubelet restart, then their uncordons (one session).
+ */
+import { runOnNode } from "../nodes";
+import { LAB_INSTALL } from "../e2e/helpers";
+import { BenchCluster, CONTAINERD, LAB_DIR, addressOf, controlPlaneNames, countingSessions, nodeNames, workerNames } from "./lab";
+
+/** What `kubeadm init` printed that the joins need. */
+export interface JoinMaterial {
+  token: string;
+  caCertHash: string;
+  certificateKey: string;
+}
+
+/**
+ * The token, CA hash and certificate key from `kubeadm init --upload-certs` output.
+ * @throws Error when one is missing.
+ */
+export function parseInitOutput(out: string): JoinMaterial {
+  const token = /--token (\S+)/.exec(out)?.[1];
+  const caCertHash = /--discovery-token-ca-cert-hash (sha256:[0-9a-f]{64})/.exec(out)?.[1];
+  const certificateKey = /--certificate-key ([0-9a-f]{64})/.exec(out)?.[1];
+  if (!token || !caCertHash || !certificateKey) throw new Error(`floor: kubeadm init printed no join command with a certificate key:\n${out}`);
+  return { token, caCertHash, certificateKey };
+}
+
+/**
+ * The list cut into consecutive batches of `size`.
+ * @throws Error when size is not a positive integer.
+ */
+export function batches<T>(xs: T[], size: number): T[][] {
+  if (!Number.isInteger(size) || size < 1) throw new Error(`batch size ${size}`);
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += size) out.push(xs.slice(i, i + size));
+  return out;
+}
+
+/** Bash running the commands side by side and failing when any of them failed. */
+export function sideBySide(commands: string[]): string {
+  return `pids=(); ${commands.map((c) => `{ ${c}; } & pids+=($!);`).join(" ")} rc=0; for p in "\${pids[@]}"; do wait "$p" || rc=1; done; exit $rc`;
+}
+
+/** The operator's per-node upgrade of the packages, then kubeadm, then the kubelet. */
+export function upgradeNodeCommand(target: string, kubeadm: string): string {
+  return `${LAB_INSTALL.split("{version}").join(target.replace(/^v/, ""))} && ${kubeadm} && systemctl daemon-reload && systemctl restart kubelet`;
+}
+
+/** One timed operator sequence. */
+export interface FloorRun {
+  wall_s: number;
+  /** Per node, SSH connections its sshd accepted. */
+  sessions: Record<string, number>;
+}
+
+async function ssh(node: string, command: string): Promise<string> {
+  const r = await runOnNode(node, command, undefined, { labDir: LAB_DIR, timeoutMs: 900_000 });
+  if (r.code !== 0) throw new Error(`floor: on ${node}: ${command}: exit ${r.code}: ${r.stderr.trim()}`);
+  return r.stdout;
+}
+
+async function timed(c: BenchCluster, f: () => Promise<void>): Promise<FloorRun> {
+  const { value, sessions } = await countingSessions(nodeNames(c), async () => {
+    const t0 = process.hrtime.bigint();
+    await f();
+    return Number(process.hrtime.bigint() - t0) / 1e9;
+  });
+  return { wall_s: value, sessions };
+}
+
+/** Provisions a fresh cluster at `version` the operator's way (see the module comment). */
+export function provisionFloor(c: BenchCluster, version: string): Promise<FloorRun> {
+  const endpoint = `${addressOf(0)}:6443`;
+  const [first, ...otherCps] = controlPlaneNames(c) as [string, ...string[]];
+  return timed(c, async () => {
+    const out = await ssh(
+      first,
+      `kubeadm init --control-plane-endpoint ${endpoint} --upload-certs --kubernetes-version ${version} --cri-socket ${CONTAINERD} --node-name ${first}` +
+        " && mkdir -p $HOME/.kube && cp /etc/kubernetes/admin.conf $HOME/.kube/config",
+    );
+    const m = parseInitOutput(out);
+    const join = (node: string) => `kubeadm join ${endpoint} --token ${m.token} --discovery-token-ca-cert-hash ${m.caCertHash} --cri-socket ${CONTAINERD} --node-name ${node}`;
+    for (const cp of otherCps) await ssh(cp, `${join(cp)} --control-plane --certificate-key ${m.certificateKey}`);
+    await Promise.all(workerNames(c).map((w) => ssh(w, join(w))));
+  });
+}
+
+/** Upgrades the cluster to `target` the operator's way, `maxUnavailable` workers at a time. */
+export function upgradeFloor(c: BenchCluster, target: string, maxUnavailable: number): Promise<FloorRun> {
+  const [first, ...otherCps] = controlPlaneNames(c) as [string, ...string[]];
+  return timed(c, async () => {
+    await ssh(first, upgradeNodeCommand(target, `kubeadm upgrade apply -y ${target}`));
+    for (const cp of otherCps) await ssh(cp, upgradeNodeCommand(target, "kubeadm upgrade node"));
+    for (const batch of batches(workerNames(c), maxUnavailable)) {
+      await ssh(first, sideBySide(batch.map((w) => `kubectl drain ${w} --ignore-daemonsets --delete-emptydir-data`)));
+      await Promise.all(batch.map((w) => ssh(w, upgradeNodeCommand(target, "kubeadm upgrade node"))));
+      await ssh(first, sideBySide(batch.map((w) => `kubectl uncordon ${w}`)));
+    }
+  });
+}

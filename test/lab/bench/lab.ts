@@ -1,0 +1,156 @@
+/**
+ * The benchmark's own lab: `<repo>/.lab-bench`, nodes on 127.0.0.150-199, so it never meets the e2e
+ * tests (`.lab-e2e`, 127.0.0.110+) or a developer's lab (`.lab`, 127.0.0.2+). Stack files go under
+ * `.lab-bench/stacks/`; runs go through the real Pulumi CLI and engine (test/lab/engine).
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { join } from "path";
+import { parse, stringify } from "yaml";
+import { REPO_ROOT, countSince, logOffsets, readStackFile, startLab, stopLab } from "../nodes";
+import type { StandinLauncher } from "../nodes/wrappers";
+import { labStack } from "../engine/stack";
+import { LabRunResult, runStack } from "../engine/run";
+import { pulumiPaths } from "../engine/paths";
+import { LAB_INSTALL } from "../e2e/helpers";
+
+/** The bench lab's folder. */
+export const LAB_DIR = join(REPO_ROOT, ".lab-bench");
+/** The bench lab's first and last address (127.0.0.x). */
+export const FIRST_ADDRESS = 150;
+export const LAST_ADDRESS = 199;
+/** Every bench node declares containerd. */
+export const CONTAINERD = "unix:///run/containerd/containerd.sock";
+
+/** The stand-in's step durations in seconds (the lab's config.json `durations`). */
+export type Durations = Partial<Record<"init" | "join" | "upgradeApply" | "upgradeNode" | "drain" | "other", number>>;
+
+/** The shape of a bench cluster. */
+export interface BenchCluster {
+  controlPlanes: number;
+  workers: number;
+}
+
+/**
+ * The address of the i-th node (from 0).
+ * @throws Error past 127.0.0.199.
+ */
+export function addressOf(i: number): string {
+  const x = FIRST_ADDRESS + i;
+  if (i < 0 || x > LAST_ADDRESS) throw new Error(`bench lab: node ${i} would be 127.0.0.${x}, outside 127.0.0.${FIRST_ADDRESS}-${LAST_ADDRESS}`);
+  return `127.0.0.${x}`;
+}
+
+/** `cp-1..cp-N`, then `worker-1..worker-M`. */
+export function nodeNames(c: BenchCluster): string[] {
+  return [
+    ...Array.from({ length: c.controlPlanes }, (_, i) => `cp-${i + 1}`),
+    ...Array.from({ length: c.workers }, (_, i) => `worker-${i + 1}`),
+  ];
+}
+
+/** The control-plane nodes' names. */
+export function controlPlaneNames(c: BenchCluster): string[] {
+  return nodeNames(c).slice(0, c.controlPlanes);
+}
+
+/** The workers' names. */
+export function workerNames(c: BenchCluster): string[] {
+  return nodeNames(c).slice(c.controlPlanes);
+}
+
+/**
+ * Writes `Pulumi.<name>.yaml` for the cluster at `version` (containerd declared on every node, the lab's
+ * install command, no kubelet settle window; component defaults otherwise) and returns its path.
+ */
+export function writeBenchStack(name: string, c: BenchCluster, version: string, extra: Record<string, unknown> = {}): string {
+  const dir = join(LAB_DIR, "stacks");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `Pulumi.${name}.yaml`);
+  const nodes = nodeNames(c).map((n, i) => ({ name: n, role: i < c.controlPlanes ? "control-plane" : "worker", host: addressOf(i), criSocket: CONTAINERD }));
+  const config: Record<string, unknown> = {
+    "kubeadm:kubernetesVersion": version,
+    "kubeadm:controlPlaneEndpoint": `${addressOf(0)}:6443`,
+    "kubeadm:clusterName": "bench",
+    "kubeadm:kubernetesProvider": false,
+    // The stand-in kubelet fails at once on a bad file: a settle window would only add a constant.
+    "kubeadm:kubeletSettleSeconds": 0,
+    "kubeadm:installCommand": LAB_INSTALL,
+    "kubeadm:nodes": nodes,
+    "lab:nodes": Object.fromEntries(nodes.map((n) => [n.name, { runtimes: ["containerd"] }])),
+    ...extra,
+  };
+  writeFileSync(file, stringify({ config }));
+  return file;
+}
+
+/** Changes config keys of a stack file, as `pulumi config set` would. */
+export function setStackConfig(file: string, values: Record<string, unknown>): void {
+  const doc = parse(readFileSync(file, "utf8")) as { config: Record<string, unknown> };
+  Object.assign(doc.config, values);
+  writeFileSync(file, stringify(doc));
+}
+
+/** Starts a fresh bench lab for the stack (replacing any) with no stack state, and sets the stand-in's durations. */
+export async function benchLabUp(stackFile: string, durations: Durations, standin: StandinLauncher): Promise<void> {
+  await startLab({ spec: readStackFile(stackFile), labDir: LAB_DIR, ifRunning: "replace", standin });
+  const p = pulumiPaths(LAB_DIR);
+  for (const d of [p.state, p.project]) rmSync(d, { recursive: true, force: true });
+  setDurations(durations);
+}
+
+/** Sets the stand-in's step durations (seconds); keys not given become 0. */
+export function setDurations(d: Durations): void {
+  const file = join(LAB_DIR, "config.json");
+  const config = JSON.parse(readFileSync(file, "utf8")) as { durations?: Durations };
+  config.durations = { init: 0, join: 0, upgradeApply: 0, upgradeNode: 0, drain: 0, other: 0, ...d };
+  writeFileSync(file, JSON.stringify(config, null, 2));
+}
+
+/** Stops the bench lab and removes `.lab-bench`. */
+export async function benchLabDown(): Promise<void> {
+  await stopLab({ labDir: LAB_DIR });
+}
+
+/** SSH connections each node's sshd accepted while `f` ran, from the nodes' own logs. */
+export async function countingSessions<T>(nodes: string[], f: () => Promise<T>): Promise<{ value: T; sessions: Record<string, number> }> {
+  const offsets = logOffsets(LAB_DIR, nodes);
+  const value = await f();
+  const counts = countSince(LAB_DIR, offsets);
+  return { value, sessions: Object.fromEntries(nodes.map((n) => [n, counts[n]?.accepted ?? 0])) };
+}
+
+/** One `pulumi up` of the bench stack on the real engine, timed. */
+export interface BenchRun {
+  /** Wall time of `pulumi up` alone (the Automation API call: CLI, engine, program, provider plugin), seconds. */
+  wall_s: number;
+  /** Per node, SSH connections its sshd accepted during the run. */
+  sessions: Record<string, number>;
+  /** Command resources the engine created, updated or replaced. */
+  commands_run: number;
+  /** When `pulumi up` was called (Unix seconds), to place the engine's step timestamps. */
+  started_epoch_s: number;
+  engine: LabRunResult;
+}
+
+/**
+ * `pulumi up` of the real root program with this stack file on the bench lab (`--parallel` when given,
+ * else the CLI's default). The stack selection and config writes before it are not timed (they are
+ * `pulumi config set`, done once by a user).
+ * @throws Error naming the failed resources and the CLI's message when the update fails.
+ */
+export async function benchUp(stackFile: string, c: BenchCluster, parallel?: number): Promise<BenchRun> {
+  const lab = await labStack({ stackFile, labDir: LAB_DIR });
+  const started_epoch_s = Date.now() / 1000;
+  const { value, sessions } = await countingSessions(nodeNames(c), async () => {
+    const t0 = process.hrtime.bigint();
+    const engine = await runStack(lab.stack, "up", { parallel });
+    return { engine, wall: Number(process.hrtime.bigint() - t0) / 1e9 };
+  });
+  const { engine, wall } = value;
+  if (!engine.ok) {
+    const errors = engine.diagnostics.filter((d) => d.startsWith("error ")).slice(0, 5);
+    throw new Error(`pulumi up of ${stackFile} failed: ${errors.join("; ") || engine.error}`);
+  }
+  const commands_run = engine.steps.filter((s) => s.type === "command:remote:Command" && s.done === true).length;
+  return { wall_s: wall, sessions, commands_run, started_epoch_s, engine };
+}

@@ -1,0 +1,61 @@
+/**
+ * `npm run bench [-- --json] [--only provision,noop,upgrade,eval] [--runs 3] ...`: the benchmark on its
+ * own lab (`.lab-bench`, 127.0.0.150-199) and the REAL Pulumi CLI and engine; see cluster.ts (the
+ * cluster scenarios beside the operator's floor), eval.ts, calibrate.ts. Prints a report; with
+ * `--json`, one JSON object as the last line; saves the result under `tmp/bench/`. Not part of
+ * `npm test`: nothing here asserts a time.
+ */
+import { mkdirSync, writeFileSync } from "fs";
+import { join } from "path";
+import { REPO_ROOT } from "../nodes";
+import { CALIBRATION_SAMPLES, FROM, PROVISION_DURATIONS, Repetition, UPGRADES, UPGRADE_DURATIONS, runRepetition } from "./cluster";
+import { runEval } from "./eval";
+import { BenchCluster, benchLabDown } from "./lab";
+import { machine } from "./machine";
+import { parseOptions } from "./options";
+import { renderReport } from "./report";
+import { BenchResult, clusterResult } from "./result";
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const o = parseOptions(argv);
+  const say = (l: string): void => void process.stderr.write(`bench ${new Date().toISOString().slice(11, 19)}: ${l}\n`);
+  const c: BenchCluster = { controlPlanes: 3, workers: o.workers };
+  const result: BenchResult = {
+    machine: machine(),
+    command: ["npm run bench", ...(argv.length > 0 ? ["--", ...argv] : [])].join(" "),
+    setup: {
+      cluster: `${c.controlPlanes} control-plane + ${c.workers} workers, containerd`,
+      provision: FROM,
+      upgrades: UPGRADES.map((u) => `${u.to} with maxUnavailableWorkers ${u.maxUnavailableWorkers}`),
+      durations_s: { provision: PROVISION_DURATIONS, upgrade: UPGRADE_DURATIONS },
+      runs: o.runs,
+      standin: o.standin,
+      engine_parallel: o.parallel ?? "the CLI's default (4 x CPUs)",
+      calibration_samples_per_run: CALIBRATION_SAMPLES,
+    },
+  };
+  if (o.only.some((s) => s !== "eval")) {
+    const reps: Repetition[] = [];
+    try {
+      for (let i = 0; i < o.runs; i++) reps.push(await runRepetition(i, c, o, say));
+    } finally {
+      await benchLabDown();
+    }
+    Object.assign(result, clusterResult(reps, FROM));
+    if (!o.only.includes("provision")) delete result.provision;
+  }
+  if (o.only.includes("eval")) result.eval = await runEval(o.evalSizes, o.runs, say);
+
+  const dir = join(REPO_ROOT, "tmp", "bench");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `bench-${result.machine.date.replace(/[:.]/g, "-")}.json`);
+  writeFileSync(file, JSON.stringify(result, null, 2) + "\n");
+  process.stdout.write(renderReport(result) + `full result: ${file}\n`);
+  if (o.json) process.stdout.write(JSON.stringify(result) + "\n");
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,136 @@
+/**
+ * The benchmark's result, what `--json` prints as its last line, made from the repetitions: per
+ * scenario the median and spread of the component's wall time, of the floor's beside it, and of their
+ * per-run ratio; SSH sessions per node from the nodes' sshd logs; the calibration; evaluation.
+ */
+import type { Calibration } from "./calibrate";
+import type { KubeadmRuns, Repetition, SideRun } from "./cluster";
+import type { EvalFigures } from "./eval";
+import type { BenchRun } from "./lab";
+import type { Machine } from "./machine";
+import { KindFigures, TimedSteps, startAndTail, stepKinds } from "./steps";
+import { Summary, pairedRatios, round, summarize } from "./stats";
+
+/** SSH sessions per node in one scenario. */
+export interface SessionFigures {
+  counted: string;
+  per_node: Record<string, number>;
+  /** False when some run counted differently (then per_node is the first run's). */
+  same_in_every_run: boolean;
+  max: number;
+  max_node: string;
+  min: number;
+  total: number;
+}
+
+/** A timed scenario: the component beside the floor. */
+export interface Compared {
+  component_s: Summary;
+  floor_s: Summary;
+  /** Per run, component / floor. */
+  ratio: Summary;
+  /** The kubeadm runs each side made (the stand-in's log), first run. */
+  kubeadm_runs: { component: KubeadmRuns; floor: KubeadmRuns };
+  /** Engine steps per kind over the component's runs. */
+  step_kinds: Record<string, KindFigures>;
+  /** Median seconds from the `pulumi up` call to the first command, and after the last (+-1 s). */
+  before_first_command_s?: number;
+  after_last_command_s?: number;
+  sessions: { component: SessionFigures; floor: SessionFigures };
+}
+
+/** Everything one bench run measured. */
+export interface BenchResult {
+  machine: Machine;
+  command: string;
+  setup: Record<string, unknown>;
+  provision?: Compared;
+  noop?: { wall_s: Summary; ssh_sessions_total: number[]; commands_run: number[] };
+  upgrade?: Array<Compared & { max_unavailable_workers: number; from: string; to: string }>;
+  calibration?: {
+    /** Sessions of each kind measured, over all repetitions. */
+    samples: number;
+    ssh_true_s: Summary;
+    ssh_kubeadm_version_bundle_s: Summary;
+    ssh_kubeadm_version_tsx_s: Summary;
+    standin_call_bundle_s: number;
+    standin_call_tsx_s: number;
+  };
+  eval?: EvalFigures;
+}
+
+const COUNTED = "Accepted publickey lines in each node's sshd.log (LogLevel VERBOSE), one per SSH connection";
+
+/** Sessions per node over runs of one scenario. */
+export function sessionFigures(runs: Array<Record<string, number>>): SessionFigures {
+  const first = runs[0] ?? {};
+  const entries = Object.entries(first);
+  const values = entries.map(([, v]) => v);
+  const max = values.length > 0 ? Math.max(...values) : 0;
+  return {
+    counted: COUNTED,
+    per_node: first,
+    same_in_every_run: runs.every((r) => JSON.stringify(r) === JSON.stringify(first)),
+    max,
+    max_node: entries.find(([, v]) => v === max)?.[0] ?? "",
+    min: values.length > 0 ? Math.min(...values) : 0,
+    total: values.reduce((a, b) => a + b, 0),
+  };
+}
+
+function compare(component: Array<SideRun & { run: BenchRun }>, floor: SideRun[]): Compared {
+  const timed: TimedSteps[] = component.map((c) => ({ steps: c.run.engine.steps, started_epoch_s: c.run.started_epoch_s, wall_s: c.wall_s }));
+  const edges = timed.map(startAndTail).filter((x) => x !== undefined);
+  return {
+    component_s: summarize(component.map((c) => c.wall_s)),
+    floor_s: summarize(floor.map((f) => f.wall_s)),
+    ratio: pairedRatios(component.map((c) => c.wall_s), floor.map((f) => f.wall_s)),
+    kubeadm_runs: { component: component[0]?.kubeadm ?? {}, floor: floor[0]?.kubeadm ?? {} },
+    step_kinds: stepKinds(timed),
+    ...(edges.length > 0
+      ? {
+          before_first_command_s: summarize(edges.map((e) => e.before_first_command_s), 1).median,
+          after_last_command_s: summarize(edges.map((e) => e.after_last_command_s), 1).median,
+        }
+      : {}),
+    sessions: { component: sessionFigures(component.map((c) => c.sessions)), floor: sessionFigures(floor.map((f) => f.sessions)) },
+  };
+}
+
+/** The cluster scenarios' part of the result, from the repetitions. */
+export function clusterResult(reps: Repetition[], from: string): Pick<BenchResult, "provision" | "noop" | "upgrade" | "calibration"> {
+  const out: Pick<BenchResult, "provision" | "noop" | "upgrade" | "calibration"> = {};
+  if (reps.length === 0) return out;
+  out.provision = compare(reps.map((r) => r.provision.component), reps.map((r) => r.provision.floor));
+  const noops = reps.map((r) => r.noop).filter((n) => n !== undefined);
+  if (noops.length > 0) {
+    out.noop = {
+      wall_s: summarize(noops.map((n) => n.wall_s)),
+      ssh_sessions_total: noops.map((n) => Object.values(n.sessions).reduce((a, b) => a + b, 0)),
+      commands_run: noops.map((n) => n.commands_run),
+    };
+  }
+  const first = reps[0] as Repetition;
+  if (first.upgrades.length > 0) {
+    out.upgrade = first.upgrades.map((u, i) => ({
+      max_unavailable_workers: u.maxUnavailableWorkers,
+      from: i === 0 ? from : (first.upgrades[i - 1]?.to as string),
+      to: u.to,
+      ...compare(reps.map((r) => r.upgrades[i]?.component as SideRun & { run: BenchRun }), reps.map((r) => r.upgrades[i]?.floor as SideRun)),
+    }));
+  }
+  const cal: Calibration[] = reps.map((r) => r.calibration);
+  // Every sample of every repetition, pooled.
+  const t = summarize(cal.flatMap((c) => c.ssh_true_s.runs), 3);
+  const b = summarize(cal.flatMap((c) => c.ssh_kubeadm_version_bundle_s.runs), 3);
+  const x = summarize(cal.flatMap((c) => c.ssh_kubeadm_version_tsx_s.runs), 3);
+  out.calibration = {
+    samples: t.runs.length,
+    ssh_true_s: t,
+    ssh_kubeadm_version_bundle_s: b,
+    ssh_kubeadm_version_tsx_s: x,
+    standin_call_bundle_s: round(b.median - t.median, 3),
+    standin_call_tsx_s: round(x.median - t.median, 3),
+  };
+  return out;
+}
