@@ -19,7 +19,8 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${PULUMI_KUBEADM_CACHE:-$HOME/.cache/pulumi-kubeadm}
-pin() { node -p "require('$repo/package.json').dependencies['$1'].replace(/^[~^]/, '')"; }
+# The versions npm installs (package-lock.json), which the program's SDKs ask the engine for.
+pin() { node -p "require('$repo/package-lock.json').packages['node_modules/$1'].version"; }
 pulumi_version=$(pin @pulumi/pulumi)
 command_version=$(pin @pulumi/command)
 kubernetes_version=$(pin @pulumi/kubernetes)

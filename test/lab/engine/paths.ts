@@ -8,8 +8,8 @@ import * as os from "os";
 import * as path from "path";
 import { REPO_ROOT } from "../nodes";
 
-/** The Pulumi version package.json pins for @pulumi/pulumi (the CLI is built at the same version). */
-export const PULUMI_VERSION: string = require("../../../package.json").dependencies["@pulumi/pulumi"].replace(/^[~^]/, "");
+/** The installed @pulumi/pulumi version (the CLI is built at the same version). */
+export const PULUMI_VERSION: string = require("@pulumi/pulumi/package.json").version;
 
 /** The folder holding the `pulumi` binary that tools/install-pulumi.sh builds (same cache rule). */
 export function pulumiBinDir(): string {

@@ -9,8 +9,8 @@ import * as fs from "fs";
 import * as path from "path";
 import { REPO_ROOT, pulumiBinary } from "./paths";
 
-/** The @pulumi/command version package.json pins: the plugin version the SDK asks the engine for. */
-export const COMMAND_VERSION: string = require("../../../package.json").dependencies["@pulumi/command"].replace(/^[~^]/, "");
+/** The installed @pulumi/command version: the plugin version its SDK asks the engine for. */
+export const COMMAND_VERSION: string = require("@pulumi/command/package.json").version;
 
 function launcher(): string {
   const loader = path.join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs");

@@ -12,8 +12,8 @@ import { engineLogger } from "./engineLog";
 import { remoteCommand } from "./remoteCommand";
 import { openSshExecutor } from "./ssh";
 
-/** The plugin version the stand-in answers for: the @pulumi/command version package.json pins. */
-export const COMMAND_PLUGIN_VERSION: string = require("../../../package.json").dependencies["@pulumi/command"];
+/** The plugin version the stand-in answers for: the installed @pulumi/command's. */
+export const COMMAND_PLUGIN_VERSION: string = require("@pulumi/command/package.json").version;
 const TYPE = "command:remote:Command";
 
 /** The resource's own type: the URN's type part after any parent types (`a$b$command:remote:Command`). */
