@@ -107,13 +107,23 @@ export const INPUTS: readonly FidelityInput[] = [
   },
 ];
 
-/** One run: an input at a kubeadm version with a gate setting. */
-export interface FidelityCase {
+/** The kubeadm command a case compares. */
+export type Phase = "kubelet-start" | "upgrade-node";
+
+/** What every case has: a kubeadm version, a gate setting, an input (by id) and the phase. */
+export interface CaseKey {
   /** kubeadm version, vX.Y.Z */
   version: string;
   minor: number;
   gate: Gate;
+  input: { id: string };
+  phase: Phase;
+}
+
+/** One `init phase kubelet-start` run: an input at a kubeadm version with a gate setting. */
+export interface FidelityCase extends CaseKey {
   input: FidelityInput;
+  phase: "kubelet-start";
 }
 
 /** The minor of a vX.Y.Z version. */
@@ -126,13 +136,18 @@ export function minorOf(version: string): number {
 /** Every case for the given versions: versions x gates x inputs (as the input allows), in table order. */
 export function allCases(versions: readonly string[]): FidelityCase[] {
   return versions.flatMap((version) =>
-    GATES.flatMap((gate) => INPUTS.filter((i) => !i.onlyGates || i.onlyGates.includes(gate)).map((input) => ({ version, minor: minorOf(version), gate, input }))),
+    GATES.flatMap((gate) => INPUTS.filter((i) => !i.onlyGates || i.onlyGates.includes(gate)).map((input) => ({ version, minor: minorOf(version), gate, input, phase: "kubelet-start" as const }))),
   );
 }
 
 /** The listening socket paths of an input (always with {@link PATCHED_SOCKET}, so a patched kubelet could start). */
 export function socketPaths(input: FidelityInput): string[] {
   return [...input.sockets.map((r) => RUNTIME_SOCKETS[r]), PATCHED_SOCKET];
+}
+
+/** ClusterConfiguration.featureGates of a case: NodeLocalCRISocket as the gate setting says, plus any extra gates. */
+export function featureGates(gate: Gate, extra?: Record<string, boolean>): Record<string, boolean> {
+  return { ...(gate !== "default" ? { NodeLocalCRISocket: gate === "on" } : {}), ...extra };
 }
 
 /** The kubeadm config file of a case: InitConfiguration + ClusterConfiguration, v1beta4. */
@@ -152,7 +167,7 @@ export function renderConfig(c: FidelityCase): string {
     kind: "ClusterConfiguration",
     kubernetesVersion: c.version,
   };
-  const gates: Record<string, boolean> = { ...(c.gate !== "default" ? { NodeLocalCRISocket: c.gate === "on" } : {}), ...c.input.extraGates };
+  const gates = featureGates(c.gate, c.input.extraGates);
   if (Object.keys(gates).length > 0) cluster.featureGates = gates;
   return `${stringify(init)}---\n${stringify(cluster)}`;
 }

@@ -11,10 +11,12 @@ import { OUTCOME, compareArtifacts, outcomeText, readArtifacts } from "./compare
 import { KnownDifference, changedLines, explain } from "./known";
 import { CaseResult, cellText, counts, renderTable } from "./report";
 import { runInNamespace, prepareRoot } from "./namespace";
-import { parseOptions } from "./run";
+import { parseOptions, selectPhases } from "./run";
+import { mergePatch, startFakeApi, kubeconfigFor } from "./apiserver";
+import { UPGRADE_INPUTS, clusterConfiguration, upgradeCases } from "./upgrade";
 
 const input = (id: string) => INPUTS.find((i) => i.id === id)!;
-const kase = (version: string, gate: FidelityCase["gate"], id: string): FidelityCase => ({ version, minor: minorOf(version), gate, input: input(id) });
+const kase = (version: string, gate: FidelityCase["gate"], id: string): FidelityCase => ({ version, minor: minorOf(version), gate, input: input(id), phase: "kubelet-start" });
 
 describe("cases", () => {
   test("every version x gate x input, in table order", () => {
@@ -118,16 +120,75 @@ describe("comparison", () => {
     ];
     expect(results.map((x) => cellText(x))).toEqual(["same", "NEW config.yaml", "k1"]);
     expect(counts(results)).toEqual({ passed: 2, failed: 1 });
-    const table = renderTable(results, ["v1.34.4"]).split("\n");
+    const table = renderTable(results, ["v1.34.4"], INPUTS.map((i) => i.id)).split("\n");
     expect(table[0]).toBe(`| kubeadm | NodeLocalCRISocket | ${INPUTS.map((i) => i.id).join(" | ")} |`);
     expect(table[2]).toBe(`| v1.34.4 | absent | same | ${INPUTS.slice(1).map(() => "-").join(" | ")} |`);
     expect(table[3]).toMatch(/^\| v1\.34\.4 \| true \| NEW config\.yaml \|/);
   });
 
   test("options", () => {
-    expect(parseOptions(["--versions", "v1.34.4,1.36", "--jobs=1", "--keep"])).toEqual({ versions: ["v1.34.4", "1.36"], jobs: 1, keep: true });
+    expect(parseOptions(["--versions", "v1.34.4,1.36", "--jobs=1", "--keep", "--phases", "upgrade-node"])).toEqual({
+      versions: ["v1.34.4", "1.36"],
+      jobs: 1,
+      keep: true,
+      phases: ["upgrade-node"],
+    });
     expect(() => parseOptions(["--jobs", "0"])).toThrow(/positive/);
     expect(() => parseOptions(["--bogus"])).toThrow(/unknown argument/);
+  });
+});
+
+describe("upgrade cases and the minimal API", () => {
+  test("every version x gate x worker state; the ConfigMap names the gate only when set", () => {
+    const cs = upgradeCases(["v1.36.3"]);
+    expect(cs).toHaveLength(GATES.length * UPGRADE_INPUTS.length);
+    expect(cs.every((c) => c.phase === "upgrade-node" && c.minor === 36)).toBe(true);
+    expect(parseAllDocuments(clusterConfiguration("v1.36.3", "default"))[0].toJS()).toEqual({
+      apiVersion: "kubeadm.k8s.io/v1beta4",
+      kind: "ClusterConfiguration",
+      kubernetesVersion: "v1.36.3",
+      networking: { dnsDomain: "cluster.local", serviceSubnet: "10.96.0.0/12" },
+    });
+    expect((parseAllDocuments(clusterConfiguration("v1.33.13", "off"))[0].toJS() as Record<string, unknown>).featureGates).toEqual({ NodeLocalCRISocket: false });
+    expect(selectPhases(["upgrade-node"]).map((p) => p.phase)).toEqual(["upgrade-node"]);
+    expect(() => selectPhases(["join"])).toThrow(/unknown phase join/);
+  });
+
+  test("merge patch: null deletes, maps merge, other values replace", () => {
+    const node = { metadata: { name: "n", annotations: { a: "1", b: "2" }, labels: { l: "x" } } };
+    expect(mergePatch(node, { metadata: { annotations: { a: null, c: "3" } } })).toEqual({ metadata: { name: "n", annotations: { b: "2", c: "3" }, labels: { l: "x" } } });
+    expect(mergePatch(node, { metadata: { $retainKeys: ["x"], labels: ["y"] } })).toEqual({ metadata: { ...node.metadata, labels: ["y"] } });
+  });
+
+  test("the API serves, patches and records; anything else is a 404 it remembers", async () => {
+    const api = await startFakeApi({
+      user: "system:node:n1",
+      configMaps: { "kube-system/c": { kind: "ConfigMap", metadata: { name: "c" }, data: { k: "v" } } },
+      nodes: { n1: { kind: "Node", metadata: { name: "n1", annotations: { x: "1" } } } },
+    });
+    try {
+      const get = async (p: string, init?: RequestInit) => {
+        const r = await fetch(`${api.url}${p}`, init);
+        return { status: r.status, body: (await r.json()) as Record<string, any> };
+      };
+      expect((await get("/api/v1/namespaces/kube-system/configmaps/c")).body.data).toEqual({ k: "v" });
+      const patched = await get("/api/v1/nodes/n1", { method: "PATCH", body: JSON.stringify({ metadata: { annotations: { x: null } } }), headers: { "Content-Type": "application/strategic-merge-patch+json" } });
+      expect(patched.status).toBe(200);
+      expect(api.state.nodes.n1.metadata).toMatchObject({ annotations: {} });
+      expect((await get("/apis/authentication.k8s.io/v1/selfsubjectreviews", { method: "POST", body: "{}" })).body.status.userInfo.username).toBe("system:node:n1");
+      const missing = await get("/api/v1/namespaces/kube-system/configmaps/kube-proxy");
+      expect(missing.status).toBe(404);
+      expect(missing.body).toMatchObject({ kind: "Status", reason: "NotFound", code: 404 });
+      expect(api.requests).toEqual([
+        "GET /api/v1/namespaces/kube-system/configmaps/c",
+        "PATCH /api/v1/nodes/n1",
+        "POST /apis/authentication.k8s.io/v1/selfsubjectreviews",
+        "GET /api/v1/namespaces/kube-system/configmaps/kube-proxy (404)",
+      ]);
+      expect(kubeconfigFor(api.url, "u")).toContain(`    server: ${api.url}\n`);
+    } finally {
+      await api.stop();
+    }
   });
 });
 

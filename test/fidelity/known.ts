@@ -4,13 +4,15 @@
  * A difference not listed here fails `npm run fidelity`; so does an entry that no case shows any more
  * (remove it once the stand-in is fixed).
  */
-import { CONFIG_YAML as CONFIG, FLAGS_ENV as FLAGS, INSTANCE_CONFIG as INSTANCE, FidelityCase, Gate } from "./cases";
+import { CONFIG_YAML as CONFIG, FLAGS_ENV as FLAGS, INSTANCE_CONFIG as INSTANCE, CaseKey, Gate, Phase } from "./cases";
 import { OUTCOME } from "./compare";
 
 /** One explained difference: which cases and which artifact it covers, the diff lines it explains, and why. */
 export interface KnownDifference {
   /** short id shown in the table */
   id: string;
+  /** the phases it applies to (all when absent) */
+  phases?: Phase[];
   /** kubeadm minors it applies to (inclusive range) */
   minors: [number, number];
   /** gate settings (all when absent) */
@@ -76,7 +78,20 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       "the node-local path.",
   },
   {
+    id: "worker-1.31",
+    phases: ["upgrade-node"],
+    minors: [31, 31],
+    inputs: ["file-only", "flag-only"],
+    artifacts: [OUTCOME, FLAGS],
+    lines: [/-ok/, /\+exit 1:/, /\+unable to fetch the kubeadm-config ConfigMap: .*/, /\+To see the stack trace of this error execute with --v=5 or higher/, /[-+]KUBELET_KUBEADM_ARGS=.*/],
+    reason:
+      "kubeadm 1.31's `upgrade node` on a worker does not read the Node's cri-socket annotation at all " +
+      "(FetchInitConfigurationFromCluster with newControlPlane=true), so a worker without the annotation upgrades; " +
+      "the stand-in requires the annotation and fails.",
+  },
+  {
     id: "exit-3",
+    phases: ["kubelet-start"],
     minors: [31, 33],
     artifacts: [OUTCOME],
     lines: [/-exit 3:/, /\+exit 1:/],
@@ -108,10 +123,11 @@ export interface Explanation {
 }
 
 /** Explains a difference of one artifact of one case with the entries that apply to it. */
-export function explain(c: FidelityCase, artifact: string, diff: string, known: readonly KnownDifference[] = KNOWN_DIFFERENCES): Explanation {
+export function explain(c: CaseKey, artifact: string, diff: string, known: readonly KnownDifference[] = KNOWN_DIFFERENCES): Explanation {
   const applicable = known.filter(
     (k) =>
       k.artifacts.includes(artifact) &&
+      (k.phases === undefined || k.phases.includes(c.phase)) &&
       c.minor >= k.minors[0] &&
       c.minor <= k.minors[1] &&
       (k.gates === undefined || k.gates.includes(c.gate)) &&

@@ -52,8 +52,18 @@ function writeInputs(root: string, c: FidelityCase): void {
   }
 }
 
+/** Puts a binary into a node: a hard link, not a symlink (its cache under /root is hidden by the node's own /root). */
+export function linkBinary(binary: string, dest: string): void {
+  try {
+    fs.linkSync(binary, dest);
+  } catch {
+    fs.copyFileSync(binary, dest);
+    fs.chmodSync(dest, 0o755);
+  }
+}
+
 /** Keeps a run's command line and output beside its node root (read with `npm run fidelity -- --keep`). */
-function keepOutput(dir: string, args: string[], r: NamespaceResult): void {
+export function keepOutput(dir: string, args: string[], r: NamespaceResult): void {
   fs.writeFileSync(path.join(dir, "command"), `kubeadm ${args.join(" ")}\nexit ${r.code}\n`);
   fs.writeFileSync(path.join(dir, "stdout"), r.stdout);
   fs.writeFileSync(path.join(dir, "stderr"), r.stderr);
@@ -63,14 +73,7 @@ function keepOutput(dir: string, args: string[], r: NamespaceResult): void {
 export async function runReal(dir: string, binary: string, c: FidelityCase): Promise<SideResult> {
   const root = path.join(dir, "root");
   prepareRoot(root);
-  // A link, not a symlink: the binary's cache under /root is hidden by the node's own /root.
-  const dest = hostPath(root, "/usr/local/sbin/kubeadm");
-  try {
-    fs.linkSync(binary, dest);
-  } catch {
-    fs.copyFileSync(binary, dest);
-    fs.chmodSync(dest, 0o755);
-  }
+  linkBinary(binary, hostPath(root, "/usr/local/sbin/kubeadm"));
   fs.writeFileSync(hostPath(root, "/usr/local/sbin/systemctl"), FAKE_SYSTEMCTL, { mode: 0o755 });
   writeInputs(root, c);
   const args = phaseArgs(c);

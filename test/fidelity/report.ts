@@ -2,13 +2,13 @@
  * The fidelity table: one row per minor and gate setting, one column per input, each cell `same`
  * or what differs (against the known differences, which carry their explanation).
  */
-import { FidelityCase, GATES, INPUTS } from "./cases";
+import { CaseKey, GATES } from "./cases";
 import { ArtifactComparison, OUTCOME } from "./compare";
 import { KnownDifference } from "./known";
 
 /** One case's result. */
 export interface CaseResult {
-  case: FidelityCase;
+  case: CaseKey;
   /** the stand-in command that wrote the files (`init phase kubelet-start`, or `init` as fallback) */
   standinCommand: string;
   comparisons: ArtifactComparison[];
@@ -42,17 +42,17 @@ export function cellText(r: CaseResult | undefined): string {
 }
 
 /** The gate column text: default, true, false. */
-export function gateText(g: FidelityCase["gate"]): string {
+export function gateText(g: CaseKey["gate"]): string {
   return g === "default" ? "absent" : g === "on" ? "true" : "false";
 }
 
-/** A markdown table, rows minor x gate, columns the inputs, phase `init phase kubelet-start`. */
-export function renderTable(results: CaseResult[], versions: readonly string[]): string {
-  const head = ["kubeadm", "NodeLocalCRISocket", ...INPUTS.map((i) => i.id)];
+/** A markdown table of one phase: rows minor x gate, columns the input ids given. */
+export function renderTable(results: CaseResult[], versions: readonly string[], inputIds: readonly string[]): string {
+  const head = ["kubeadm", "NodeLocalCRISocket", ...inputIds];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
   for (const v of versions) {
     for (const g of GATES) {
-      const cells = INPUTS.map((i) => cellText(results.find((r) => r.case.version === v && r.case.gate === g && r.case.input.id === i.id)));
+      const cells = inputIds.map((id) => cellText(results.find((r) => r.case.version === v && r.case.gate === g && r.case.input.id === id)));
       lines.push(`| ${v} | ${gateText(g)} | ${cells.join(" | ")} |`);
     }
   }

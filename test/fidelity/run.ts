@@ -1,15 +1,16 @@
 /**
  * `npm run fidelity`: the lab's kubeadm stand-in against real kubeadm binaries.
  *
- *   npm run fidelity [-- --versions v1.34.4,1.36] [--jobs N] [--keep]
+ *   npm run fidelity [-- --versions v1.34.4,1.36] [--phases kubelet-start,upgrade-node] [--jobs N] [--keep]
  *
  * Builds (or takes from the cache) real kubeadm with tools/build-kubeadm.sh, then gives every case of
- * cases.ts to real kubeadm and to the stand-in, each on its own throwaway node (private mount and UTS
- * namespace, runtime sockets listening), and compares the kubelet files and the outcome byte for
- * byte. Prints the table and a diff for every difference, writes both to .fidelity/report.md, and
- * ends with `fidelity: N passed, M failed`. Exit 1 when a difference is not in known.ts, when a
- * known.ts entry matches nothing, when a version could not be built, or when a real run that must
- * succeed did not (the harness itself is then broken).
+ * cases.ts (`init phase kubelet-start`) and upgrade.ts (`upgrade node`) to real kubeadm and to the
+ * stand-in, each on its own throwaway node (private mount and UTS namespace, runtime sockets
+ * listening), and compares the kubelet files, the outcome and (upgrade) the Node's annotation byte
+ * for byte. Prints the tables and a diff for every unexplained difference, writes all to
+ * .fidelity/report.md, and ends with `fidelity: N passed, M failed`. Exit 1 when a difference is not
+ * in known.ts, when a known.ts entry matches nothing (full runs), when a version could not be
+ * built, or when real kubeadm did not really run (the harness itself is then broken).
  * Network: only the Go module proxy, and only while a version is not yet in the cache.
  */
 import { spawn } from "node:child_process";
@@ -17,11 +18,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { REPO_ROOT } from "../lab/nodes/paths";
-import { CONFIG_YAML, FLAGS_ENV, FidelityCase, INPUTS, KUBELET_FILES, allCases, minorOf } from "./cases";
+import { CONFIG_YAML, CaseKey, FLAGS_ENV, FidelityCase, GATES, INPUTS, KUBELET_FILES, Phase, allCases, minorOf } from "./cases";
 import { compareArtifacts, klogWarnings } from "./compare";
 import { KNOWN_DIFFERENCES, explain } from "./known";
 import { runReal, runStandin, SideResult } from "./nodes";
 import { CaseResult, counts, renderTable, gateText } from "./report";
+import { UPGRADE_INPUTS, UpgradeCase, runRealUpgrade, runStandinUpgrade, upgradeCases } from "./upgrade";
 
 /** Command-line options of the fidelity run. */
 export interface FidelityOptions {
@@ -31,11 +33,13 @@ export interface FidelityOptions {
   jobs: number;
   /** keep the work folder */
   keep: boolean;
+  /** phases to compare (default all: kubelet-start, upgrade-node) */
+  phases: string[];
 }
 
 /** Parses `--versions a,b`, `--jobs N`, `--keep`. */
 export function parseOptions(argv: string[]): FidelityOptions {
-  const o: FidelityOptions = { versions: [], jobs: 2, keep: false };
+  const o: FidelityOptions = { versions: [], jobs: 2, keep: false, phases: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -45,10 +49,11 @@ export function parseOptions(argv: string[]): FidelityOptions {
     };
     if (a === "--keep") o.keep = true;
     else if (a.startsWith("--versions")) o.versions = value().split(",").filter((s) => s !== "");
+    else if (a.startsWith("--phases")) o.phases = value().split(",").filter((s) => s !== "");
     else if (a.startsWith("--jobs")) {
       o.jobs = Number(value());
       if (!Number.isInteger(o.jobs) || o.jobs < 1) throw new Error(`--jobs must be a positive integer`);
-    } else throw new Error(`unknown argument ${a} (use --versions a,b --jobs N --keep)`);
+    } else throw new Error(`unknown argument ${a} (use --versions a,b --phases p,q --jobs N --keep)`);
   }
   return o;
 }
@@ -79,25 +84,67 @@ async function pool<T>(items: T[], jobs: number, work: (item: T) => Promise<void
   await Promise.all(Array.from({ length: Math.min(jobs, items.length) }, worker));
 }
 
-/** Checks that the harness really ran kubeadm: the plain detected case must succeed, write the files and restart the kubelet. */
-export function harnessProblems(c: FidelityCase, real: SideResult): string[] {
-  if (c.input.id !== "detected" || c.gate !== "default") return [];
-  const problems: string[] = [];
-  if (real.code !== 0) problems.push(`real kubeadm failed: ${real.stderr.trim().split("\n").slice(-3).join(" / ")}`);
-  for (const f of [CONFIG_YAML, FLAGS_ENV]) {
-    if (real.artifacts[f]?.text === undefined) problems.push(`real kubeadm wrote no ${f}`);
-  }
-  if (!real.systemctlCalls?.includes("restart kubelet")) problems.push(`real kubeadm did not call 'systemctl restart kubelet' (calls: ${JSON.stringify(real.systemctlCalls)})`);
-  return problems.map((p) => `${c.version} ${c.input.id}: ${p}`);
+/** One compared kubeadm command: its cases, its inputs, and how each side runs a case. */
+interface PhaseSpec {
+  phase: Phase;
+  title: string;
+  inputs: readonly { id: string; title: string }[];
+  cases(versions: string[]): CaseKey[];
+  run(dir: string, binary: string, c: CaseKey): Promise<{ real: SideResult; standin: SideResult; problems: string[] }>;
 }
 
-async function runCase(work: string, binary: string, c: FidelityCase): Promise<{ result: CaseResult; real: SideResult; standin: SideResult }> {
-  const dir = path.join(work, c.version, c.gate, c.input.id);
-  const real = await runReal(path.join(dir, "real"), binary, c);
-  const standin = await runStandin(path.join(dir, "standin"), c.version, c);
+/** Harness checks: real kubeadm must really have run (else every comparison would be empty). */
+const PHASES: PhaseSpec[] = [
+  {
+    phase: "kubelet-start",
+    title: "`kubeadm init phase kubelet-start --config <file>`",
+    inputs: INPUTS,
+    cases: (versions) => allCases(versions),
+    async run(dir, binary, key) {
+      const c = key as FidelityCase;
+      const real = await runReal(path.join(dir, "real"), binary, c);
+      const standin = await runStandin(path.join(dir, "standin"), c.version, c);
+      const problems: string[] = [];
+      if (c.input.id === "detected" && c.gate === "default") {
+        if (real.code !== 0) problems.push(`real kubeadm failed: ${real.stderr.trim().split("\n").slice(-3).join(" / ")}`);
+        for (const f of [CONFIG_YAML, FLAGS_ENV]) if (real.artifacts[f]?.text === undefined) problems.push(`real kubeadm wrote no ${f}`);
+        if (!real.systemctlCalls?.includes("restart kubelet")) problems.push(`real kubeadm did not call 'systemctl restart kubelet' (calls: ${JSON.stringify(real.systemctlCalls)})`);
+      }
+      return { real, standin, problems };
+    },
+  },
+  {
+    phase: "upgrade-node",
+    title: "`kubeadm upgrade node` on a worker",
+    inputs: UPGRADE_INPUTS,
+    cases: (versions) => upgradeCases(versions),
+    async run(dir, binary, key) {
+      const c = key as UpgradeCase;
+      const real = await runRealUpgrade(path.join(dir, "real"), binary, c);
+      const standin = await runStandinUpgrade(path.join(dir, "standin"), c);
+      const problems = real.apiRequests.includes("GET /api/v1/namespaces/kube-system/configmaps/kubeadm-config")
+        ? []
+        : [`real kubeadm never read the kubeadm-config ConfigMap (requests: ${real.apiRequests.join(", ")}; ${real.stderr.trim().split("\n").slice(-2).join(" / ")})`];
+      return { real, standin, problems };
+    },
+  },
+];
+
+/** The phases `--phases` names (all by default). */
+export function selectPhases(names: string[]): PhaseSpec[] {
+  if (names.length === 0) return PHASES;
+  for (const n of names) if (!PHASES.some((p) => p.phase === n)) throw new Error(`unknown phase ${n} (${PHASES.map((p) => p.phase).join(", ")})`);
+  return PHASES.filter((p) => names.includes(p.phase));
+}
+
+async function runCase(work: string, binary: string, spec: PhaseSpec, c: CaseKey): Promise<{ result: CaseResult; real: SideResult; standin: SideResult; problems: string[] }> {
+  const dir = path.join(work, c.phase, c.version, c.gate, c.input.id);
+  const { real, standin, problems } = await spec.run(dir, binary, c);
   const comparisons = compareArtifacts(real.artifacts, standin.artifacts);
   const differences = comparisons.filter((x) => !x.same).map((x) => ({ artifact: x.name, ...explain(c, x.name, x.diff), diff: x.diff }));
-  return { result: { case: c, standinCommand: standin.args.slice(0, standin.args.indexOf("--config")).join(" "), comparisons, differences }, real, standin };
+  const standinCommand = standin.args.filter((a) => !a.startsWith("/") && !a.startsWith("--")).join(" ");
+  const tag = `${c.phase} ${c.version}/${gateText(c.gate)}/${c.input.id}`;
+  return { result: { case: c, standinCommand, comparisons, differences }, real, standin, problems: problems.map((p) => `${tag}: ${p}`) };
 }
 
 /** Groups identical diffs so each is printed once, with the cases that show it. */
@@ -105,9 +152,9 @@ function differenceReport(results: CaseResult[]): string {
   const groups = new Map<string, { artifact: string; known: string; cases: string[] }>();
   for (const r of results) {
     for (const d of r.differences) {
-      const key = `${d.artifact}\n${d.diff}`;
+      const key = `${r.case.phase} ${d.artifact}\n${d.diff}`;
       const known = [...d.known.map((k) => k.id), ...(d.unexplained.length > 0 ? ["NOT KNOWN"] : [])].join(", ");
-      const g = groups.get(key) ?? { artifact: d.artifact, known, cases: [] };
+      const g = groups.get(key) ?? { artifact: `${r.case.phase}: ${d.artifact}`, known, cases: [] };
       g.cases.push(`${r.case.version}/${gateText(r.case.gate)}/${r.case.input.id}`);
       groups.set(key, g);
     }
@@ -123,6 +170,7 @@ function differenceReport(results: CaseResult[]): string {
 /** The whole run; resolves with the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   const opts = parseOptions(argv);
+  const phases = selectPhases(opts.phases);
   const t0 = Date.now();
   const built = await buildKubeadm(opts.versions);
   const tBuild = Date.now();
@@ -134,18 +182,18 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "fidelity-"));
-  const cases = allCases(versions);
+  const cases = phases.flatMap((spec) => spec.cases(versions).map((c) => ({ spec, c })));
   const results: CaseResult[] = [];
   const warnings = new Map<string, Set<string>>();
   let done = 0;
   try {
-    await pool(cases, opts.jobs, async (c) => {
-      const { result, real, standin } = await runCase(work, built.binaries.get(c.version)!, c);
+    await pool(cases, opts.jobs, async ({ spec, c }) => {
+      const { result, real, standin, problems: p } = await runCase(work, built.binaries.get(c.version)!, spec, c);
       results.push(result);
-      problems.push(...harnessProblems(c, real));
+      problems.push(...p);
       for (const [side, r] of [["real", real], ["stand-in", standin]] as const) {
         for (const w of klogWarnings(r.stderr)) {
-          const k = `${side}: ${w}`;
+          const k = `${c.phase}, ${side}: ${w.replace(/\d{6,}/g, "N")}`;
           if (!warnings.has(k)) warnings.set(k, new Set());
           warnings.get(k)!.add(`${c.version}/${gateText(c.gate)}/${c.input.id}`);
         }
@@ -157,28 +205,40 @@ export async function main(argv: string[]): Promise<number> {
     if (opts.keep) process.stderr.write(`fidelity: work folder kept: ${work}\n`);
     else fs.rmSync(work, { recursive: true, force: true });
   }
-  const order = (r: CaseResult): string => `${String(r.case.minor).padStart(3, "0")}|${["default", "on", "off"].indexOf(r.case.gate)}|${String(INPUTS.indexOf(r.case.input)).padStart(2, "0")}`;
+  const order = (r: CaseResult): string => {
+    const spec = PHASES.findIndex((p) => p.phase === r.case.phase);
+    const input = PHASES[spec].inputs.findIndex((i) => i.id === r.case.input.id);
+    return [spec, String(r.case.minor).padStart(3, "0"), GATES.indexOf(r.case.gate), String(input).padStart(2, "0")].join("|");
+  };
   results.sort((a, b) => (order(a) < order(b) ? -1 : 1));
 
-  const stale = KNOWN_DIFFERENCES.filter((k) => !results.some((r) => r.differences.some((d) => d.known.includes(k))));
-  for (const k of stale) problems.push(`known.ts entry ${k.id} matches no difference any more: remove it`);
+  // A known difference that shows nowhere is stale, judged on full runs only (all versions and phases).
+  if (opts.versions.length === 0 && opts.phases.length === 0) {
+    for (const k of KNOWN_DIFFERENCES.filter((k) => !results.some((r) => r.differences.some((d) => d.known.includes(k))))) {
+      problems.push(`known.ts entry ${k.id} matches no difference any more: remove it`);
+    }
+  }
 
-  const table = renderTable(results, versions);
-  const fallback = results.some((r) => r.standinCommand === "init");
+  const sections: string[] = [];
+  const tables: string[] = [];
+  for (const spec of phases) {
+    const mine = results.filter((r) => r.case.phase === spec.phase);
+    const table = renderTable(mine, versions, spec.inputs.map((i) => i.id));
+    tables.push(`${spec.title}\n\n${table}`);
+    const fallback = [...new Set(mine.map((r) => r.standinCommand))].join(", ");
+    sections.push(
+      `## ${spec.title}\n\nStand-in command: ${fallback}.\n\n${table}\nInputs:\n\n${spec.inputs.map((i) => `- ${i.id}: ${i.title}`).join("\n")}\n`,
+    );
+  }
   const report = [
-    `# Fidelity: real kubeadm vs the lab's stand-in, \`kubeadm init phase kubelet-start\``,
+    `# Fidelity: real kubeadm against the lab's stand-in`,
     "",
-    `Artifacts compared byte for byte: outcome (exit status and error text), ${KUBELET_FILES.join(", ")} (content and mode).`,
-    fallback ? "The stand-in has no `init phase kubelet-start`: its whole `init` ran instead (its kubelet-start phase writes the same files)." : "",
+    `Artifacts compared byte for byte: outcome (exit status and error text, klog lines left out), ${KUBELET_FILES.join(", ")} (content and mode), and after an upgrade the Node's cri-socket annotation.`,
     "",
-    table,
-    "## Inputs",
-    "",
-    ...INPUTS.map((i) => `- ${i.id}: ${i.title}`),
-    "",
+    ...sections,
     "## Known differences",
     "",
-    ...KNOWN_DIFFERENCES.map((k) => `- ${k.id} (1.${k.minors[0]}-1.${k.minors[1]}, ${k.artifacts.join(", ")}): ${k.reason}`),
+    ...KNOWN_DIFFERENCES.map((k) => `- ${k.id} (${(k.phases ?? ["all phases"]).join(", ")}; 1.${k.minors[0]}-1.${k.minors[1]}; ${k.artifacts.join(", ")}): ${k.reason}`),
     "",
     "## Differences",
     "",
@@ -192,11 +252,11 @@ export async function main(argv: string[]): Promise<number> {
   fs.mkdirSync(path.dirname(reportFile), { recursive: true });
   fs.writeFileSync(reportFile, report);
 
-  process.stdout.write(`${table}\n${differenceReport(results.filter((r) => r.differences.some((d) => d.unexplained.length > 0)))}`);
+  process.stdout.write(`${tables.join("\n")}\n${differenceReport(results.filter((r) => r.differences.some((d) => d.unexplained.length > 0)))}`);
   for (const p of problems) process.stdout.write(`fidelity: PROBLEM: ${p}\n`);
   const { passed, failed } = counts(results);
   process.stdout.write(
-    `fidelity: report (table, every diff, warnings) in ${path.relative(process.cwd(), reportFile)}; build ${Math.round((tBuild - t0) / 1000)} s, ` +
+    `fidelity: report (tables, every diff, warnings) in ${path.relative(process.cwd(), reportFile)}; build ${Math.round((tBuild - t0) / 1000)} s, ` +
       `${cases.length} cases ${Math.round((Date.now() - tBuild) / 1000)} s\n`,
   );
   process.stdout.write(`fidelity: ${passed} passed, ${failed + problems.length} failed\n`);
