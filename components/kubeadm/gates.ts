@@ -129,7 +129,7 @@ function resolve(version: KubeVersion, gates: Record<string, boolean>): boolean 
     const why =
       facts.gate === "removed"
         ? `the gate was removed in 1.37 (#138645) and node-local CRI sockets are always on`
-        : `the gate is GA and locked on from 1.36 (#135742); the legacy flag/annotation path is gone`;
+        : `the gate is GA and locked to true in 1.36, and 1.37 has no legacy flag/annotation path left, so a cluster kept legacy on 1.36 could not be upgraded`;
     throw new KubeadmConfigError(FIELD, `cannot be false on kubeadm ${version.text}: ${why}. Remove the entry`);
   }
   return requested;

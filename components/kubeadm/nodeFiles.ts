@@ -40,11 +40,11 @@ export interface FileChange {
 /**
  * The change the `upgrade` step makes just before `kubeadm upgrade`: with the gate in effect,
  * instance-config.yaml becomes exactly `renderInstanceConfig(endpoint)`, whatever it held. kubeadm
- * then always reads the node's real socket from it: 1.37 fails an upgrade without it (#138645);
- * 1.33-1.36 would otherwise build it from the kubeadm-flags.env flag (`containerRuntimeEndpoint: ""`
- * when the flag is gone, a failure when the file holds no flags) and never rewrite a stale one (a
- * runtime switch). With the file present, kubeadm 1.33-1.36 keep the flag: the kubelet-files step
- * removes it. Nothing with the gate off.
+ * then always reads the node's real socket from it, and never makes the file itself: 1.33-1.36 would
+ * build a missing one from the kubeadm-flags.env flag (`containerRuntimeEndpoint: ""` when the flag is
+ * gone, a failure when the file holds no flags), 1.37 from the socket it detects (containerd when it
+ * finds several runtimes), and no version rewrites a stale one (a runtime switch). With the file
+ * present, kubeadm 1.33-1.36 keep the flag: the kubelet-files step removes it. Nothing with the gate off.
  * @throws KubeadmConfigError (field `criSocket`) on an endpoint {@link renderInstanceConfig} refuses.
  */
 export function preUpgradeFileChanges(nodeLocalCriSocket: boolean, endpoint: string): FileChange[] {

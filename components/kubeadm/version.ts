@@ -3,8 +3,10 @@
  * with KEP-4656 (feature gate `NodeLocalCRISocket`). Everything version-dependent in this project
  * reads {@link versionFacts}; nothing else compares minors.
  *
- * Source: /work/shared/kubeadm-facts.md, "Timeline by kubeadm minor version" (kubeadm source and
- * changelogs; PR numbers are kubernetes/kubernetes).
+ * Source: kubeadm's own source, read for v1.31.14, v1.32.13, v1.33.13, v1.34.4, v1.35.4, v1.36.3 and
+ * v1.37.2 (phases/upgrade/postupgrade.go, cmd/phases/upgrade/..., util/config/cluster.go), and
+ * kubeadm-facts.md for the rest (PR numbers are kubernetes/kubernetes). Where the two disagree the
+ * source wins, and the field says so.
  */
 import { KubeadmConfigError, KubeVersion } from "./types";
 
@@ -67,28 +69,36 @@ export interface VersionFacts {
   gateDefault: boolean;
   /** Whether the user may set the gate to true (1.32 to 1.36; on 1.37 the key itself is refused). */
   gateSettableTrue: boolean;
-  /** Whether the user may set the gate to false (1.32 to 1.35; locked on at GA in 1.36, #135742). */
+  /**
+   * Whether this project lets the user set the gate to false: 1.32 to 1.35. On 1.36 the gate is GA
+   * (LockToDefault) and kubeadm 1.36.3 still honours `false` at init, but 1.37 has no legacy path at
+   * all, so a cluster kept legacy on 1.36 could not be upgraded cleanly: refused here.
+   */
   gateSettableFalse: boolean;
   /**
-   * With the gate on, `kubeadm upgrade` creates instance-config.yaml from the flag in
-   * kubeadm-flags.env (1.32+).
+   * With the gate on, `kubeadm upgrade` creates a MISSING instance-config.yaml (never rewrites one):
+   * from the flag in kubeadm-flags.env up to 1.36 (`""` without the flag), from the socket it finds
+   * (detected, containerd when that fails) in 1.37.
    */
   upgradeWritesInstanceConfig: boolean;
   /**
    * With the gate on, `kubeadm upgrade` removes `--container-runtime-endpoint` from
-   * kubeadm-flags.env (1.33+, #129279). On 1.32 it leaves the flag, which beats the config file, so
-   * the instance config has no effect until the flag is removed (#129278).
+   * kubeadm-flags.env, but ONLY when it creates instance-config.yaml (1.33 to 1.36, #129279). On 1.32
+   * it leaves the flag, which beats the config file (#129278); 1.37 never touches the flag (its
+   * post-upgrade list of unwanted flags is empty; the facts file says it strips it).
    */
   upgradeRemovesFlag: boolean;
-  /** With the gate on, `kubeadm upgrade` removes the cri-socket Node annotation (1.33+, #129279). */
+  /** With the gate on, `kubeadm upgrade` removes the cri-socket Node annotation (1.33 to 1.36, #129279; 1.37 never touches it). */
   upgradeRemovesAnnotationWhenGateOn: boolean;
-  /** `kubeadm upgrade apply` removes the annotation whatever the gate says (1.36+, #135742). */
+  /** `kubeadm upgrade apply` removes its own node's annotation whatever the gate says (1.36 only, #135742). */
   upgradeRemovesAnnotationAlways: boolean;
-  /** `kubeadm upgrade` fails when /var/lib/kubelet/instance-config.yaml is missing (1.37, #138645). */
-  upgradeRequiresInstanceConfig: boolean;
   /** kubeadm writes `--pod-infra-container-image` into kubeadm-flags.env (up to 1.34). */
   writesPodInfraImage: boolean;
-  /** `kubeadm upgrade` removes `--pod-infra-container-image` from kubeadm-flags.env (1.35+, #133778). */
+  /**
+   * `kubeadm upgrade` removes `--pod-infra-container-image` from kubeadm-flags.env (1.35 only,
+   * #133778; 1.36 emptied the list). Its post-upgrade phase then fails on a kubeadm-flags.env that
+   * holds no flags (`KUBELET_KUBEADM_ARGS=""`, which 1.35 itself can leave).
+   */
   upgradeRemovesPodInfraImage: boolean;
   /** kubeadm-flags.env may legitimately carry no flags at all: `KUBELET_KUBEADM_ARGS=""` (1.35+). */
   flagsFileMayBeEmpty: boolean;
@@ -108,7 +118,6 @@ const legacy: Row = {
   upgradeRemovesFlag: false,
   upgradeRemovesAnnotationWhenGateOn: false,
   upgradeRemovesAnnotationAlways: false,
-  upgradeRequiresInstanceConfig: false,
   writesPodInfraImage: true,
   upgradeRemovesPodInfraImage: false,
   flagsFileMayBeEmpty: false,
@@ -123,13 +132,15 @@ const TABLE: ReadonlyMap<number, Row> = (() => {
   const r33: Row = { ...r32, upgradeRemovesFlag: true, upgradeRemovesAnnotationWhenGateOn: true };
   const r34: Row = { ...r33, gate: "beta", gateDefault: true };
   const r35: Row = { ...r34, writesPodInfraImage: false, upgradeRemovesPodInfraImage: true, flagsFileMayBeEmpty: true };
-  const r36: Row = { ...r35, gate: "ga", gateSettableFalse: false, upgradeRemovesAnnotationAlways: true };
+  const r36: Row = { ...r35, gate: "ga", gateSettableFalse: false, upgradeRemovesAnnotationAlways: true, upgradeRemovesPodInfraImage: false };
   const r37: Row = {
     ...r36,
     gate: "removed",
     gateKnown: false,
     gateSettableTrue: false,
-    upgradeRequiresInstanceConfig: true,
+    upgradeRemovesFlag: false,
+    upgradeRemovesAnnotationWhenGateOn: false,
+    upgradeRemovesAnnotationAlways: false,
     acceptsV1beta3: false,
   };
   [r31, r32, r33, r34, r35, r36, r37].forEach((row, i) => rows.set(31 + i, Object.freeze(row)));

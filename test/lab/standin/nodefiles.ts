@@ -3,7 +3,7 @@
  * formats (kubeadm-facts.md, "Files on a node").
  */
 import { parse } from "yaml";
-import { goQuote, goUnquote, readText, writeText } from "./common";
+import { exists, goQuote, goUnquote, readText, writeText } from "./common";
 import { goYaml, KubeletArg, Obj } from "./kubeadmconfig";
 
 export const KUBELET_DIR = "/var/lib/kubelet";
@@ -105,17 +105,21 @@ export function writeFlagsSorted(args: KubeletArg[]): void {
 }
 
 /**
- * Post-upgrade's RemoveKubeletArgsFromFile: rewrites kubeadm-flags.env without `names`. Returns whether
- * a flag was removed. UNVERIFIED: that it reads the file like {@link readFlagsAsKubeadm} (so the rest
- * comes back sorted), that it leaves the file alone when no flag matched, and that a missing or empty
- * file is not an error (kubeadm 1.35 itself can leave `KUBELET_KUBEADM_ARGS=""`).
+ * Post-upgrade's RemoveKubeletArgsFromFile (kubeadm 1.35+, checked in source): kubeadm-flags.env
+ * rewritten without `names`, the rest SORTED (read as {@link readFlagsAsKubeadm}), and only when a flag
+ * was removed. Returns whether one was. A missing file fails the backup, an unreadable one or one with
+ * no flags fails the read (kubeadm 1.35 itself can leave `KUBELET_KUBEADM_ARGS=""`, and then fails the
+ * next 1.35 upgrade here).
+ * @throws Error with kubeadm's text.
  */
 export function removeFlags(names: string[]): boolean {
+  if (names.length === 0) return false;
+  if (!exists(FLAGS_ENV)) throw new Error(`error backing up the kubelet env file: stat ${FLAGS_ENV}: no such file or directory`);
   let args: KubeletArg[];
   try {
     args = readFlagsAsKubeadm();
-  } catch {
-    return false;
+  } catch (e) {
+    throw new Error(`error reading kubelet env file: ${(e as Error).message}`);
   }
   const kept = args.filter((a) => !names.includes(a.name));
   if (kept.length === args.length) return false;

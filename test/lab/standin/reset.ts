@@ -6,9 +6,9 @@
  * store): `kubectl delete node <name>` does that.
  *
  * The CRI socket, before anything else (kubeadm's newResetData, checked in source): `--cri-socket`;
- * else, when /etc/kubernetes/admin.conf gives a client (control-plane nodes), this node's socket as
- * the cluster records it (annotation or instance config, as upgrade finds it); else kubeadm's
- * detection, which fails with "found multiple CRI endpoints" on a node with two runtimes.
+ * else, from 1.32, when /etc/kubernetes/admin.conf gives a client (control-plane nodes), this node's
+ * socket as the cluster records it (annotation or instance config, as upgrade finds it); else
+ * kubeadm's detection, which fails with "found multiple CRI endpoints" on a node with two runtimes.
  */
 import * as fs from "fs";
 import { parse } from "yaml";
@@ -26,18 +26,21 @@ import { kubeadmError, nodeLocalCriSocket } from "./versions";
  * UNVERIFIED: the warning's wording past its prefix.
  */
 async function socketFromCluster(minor: number): Promise<string | undefined> {
-  if (!exists("/etc/kubernetes/admin.conf")) return undefined;
+  // 1.31 fetches the cluster configuration without the node registration, so it always detects.
+  if (minor <= 31 || !exists("/etc/kubernetes/admin.conf")) return undefined;
   const s = await readStore();
   const cm = s.configMaps["kube-system/kubeadm-config"];
   const node = registeredNodeName();
-  try {
-    if (!cm || !node) throw new Error(`configmaps "kubeadm-config" not found`);
-    const gates = featureGatesOf(parse(cm.data.ClusterConfiguration) as Obj);
-    const annotation = minor >= 37 ? undefined : s.nodes[node]?.metadata.annotations[CRI_SOCKET_ANNOTATION];
-    return findSocket(minor, nodeLocalCriSocket(minor, gates), annotation, node);
-  } catch (e) {
-    klogWarning("reset.go:128", `[reset] Unable to fetch the kubeadm-config ConfigMap from cluster: ${(e as Error).message}`);
+  const warn = (why: string): undefined => {
+    klogWarning("reset.go:141", `[reset] Unable to fetch the kubeadm-config ConfigMap from cluster: ${why}`);
     return undefined;
+  };
+  if (!cm || !node) return warn(`configmaps "kubeadm-config" not found`);
+  try {
+    const gates = featureGatesOf(parse(cm.data.ClusterConfiguration) as Obj);
+    return findSocket(minor, nodeLocalCriSocket(minor, gates), s.nodes[node]?.metadata.annotations[CRI_SOCKET_ANNOTATION], node);
+  } catch (e) {
+    return warn(`failed to get node registration: ${(e as Error).message}`);
   }
 }
 

@@ -1,15 +1,21 @@
 /**
- * TEST DOUBLE, not real kubeadm: `kubeadm upgrade plan|apply|node` of the lab stand-in, following
- * kubeadm-facts.md per minor (the installed kubeadm's minor decides the behaviour):
+ * TEST DOUBLE, not real kubeadm: `kubeadm upgrade plan|apply|node` of the lab stand-in. Behaviour per
+ * minor (the installed kubeadm's minor decides) follows kubeadm's own source, read for v1.31.14,
+ * v1.32.13, v1.33.13, v1.34.4, v1.35.4, v1.36.3 and v1.37.2 (cmd/kubeadm/app/util/config/cluster.go,
+ * phases/upgrade/postupgrade.go, cmd/phases/upgrade/...). Where kubeadm-facts.md says otherwise, the
+ * source wins and the comment says so.
  * - version policy: one minor at a time, no downgrade, installed kubeadm must match the target;
  * - apply rewrites kubernetesVersion in kubeadm-config (every other byte kept) and the manifests;
  * - apply and node rewrite this node's config.yaml and handle instance-config.yaml, the
  *   --container-runtime-endpoint flag and the cri-socket annotation as that minor does;
- * - only apply checks the ConfigMap's feature gates (features.CheckDeprecatedFlags in its preflight
- *   phase); the stored ClusterConfiguration is decoded, never validated.
+ * - the ConfigMap's feature gates are decoded, never validated: apply and plan only PRINT an unknown
+ *   or deprecated gate (features.CheckDeprecatedFlags); they do not fail on it (the facts file's
+ *   "FATAL. Unable to upgrade a cluster using deprecated feature-gate flags" is older kubeadm).
  */
 import { parse } from "yaml";
-import { compareVersions, exists, Fail, installedVersion, parseCli, parseVersion, readLineSync, stepDuration, Version } from "./common";
+import { compareVersions, exists, installedVersion, parseCli, parseVersion, readLineSync, stepDuration, Version } from "./common";
+import { klogWarning } from "./cluster";
+import { detectCriSocket, KNOWN_ENDPOINTS } from "./cri";
 import { featureGatesOf, Obj, readConfigFile } from "./kubeadmconfig";
 import { registeredNodeName } from "./kubelet";
 import { INSTANCE_CONFIG, readFlagsAsKubeadm, readInstanceConfig, removeFlags, writeControlPlaneFiles, writeFlagsSorted, writeInstanceConfig, writeKubeletConfig } from "./nodefiles";
@@ -28,15 +34,12 @@ function clusterState(s: Store, minor: number): { text: string; cluster: Obj; ve
 }
 
 /**
- * `upgrade apply`'s check of the ConfigMap's gates (features.CheckDeprecatedFlags, verified in the
- * 1.3x source; 1.37 UNVERIFIED): each unknown or deprecated gate printed as
- * `[upgrade/config] <message>`, then the preflight phase fails.
+ * features.CheckDeprecatedFlags on the ConfigMap's gates: one line per unknown or deprecated gate,
+ * printed with `prefix` (`[upgrade/preflight]` in apply's preflight phase from 1.32,
+ * `[upgrade/config]` in 1.31's apply and in plan). Nothing fails.
  */
-function checkDeprecatedGates(minor: number, gates: Record<string, boolean>, fail: (message: string) => Fail): void {
-  const messages = deprecatedGateMessages(minor, gates);
-  if (messages.length === 0) return;
-  for (const m of messages) process.stdout.write(`[upgrade/config] ${m}\n`);
-  throw fail("[upgrade/config] FATAL. Unable to upgrade a cluster using deprecated feature-gate flags. Please see the release notes");
+function printDeprecatedGates(minor: number, gates: Record<string, boolean>, prefix: string): void {
+  for (const m of deprecatedGateMessages(minor, gates)) process.stdout.write(`${prefix} ${m}\n`);
 }
 
 /**
@@ -58,83 +61,134 @@ export function versionPolicy(target: Version, cluster: Version, kubeadm: Versio
   return { mandatory, skippable };
 }
 
-/** How this minor's upgrade finds the local node's CRI socket (kubeadm-facts.md, "Cluster side"). */
-export function findSocket(minor: number, gateOn: boolean, annotation: string | undefined, node: string): string {
-  const instance = readInstanceConfig();
-  const missing = `node ${node} doesn't have ${CRI_SOCKET_ANNOTATION} annotation`;
-  let order: (string | undefined)[];
-  if (minor <= 31) order = [annotation];
-  else if (minor <= 33) order = gateOn ? [instance, annotation] : [annotation];
-  else if (minor <= 35) order = [annotation, instance];
-  else if (minor === 36) order = [instance, annotation]; // UNVERIFIED order for 1.36
-  else order = [instance];
-  const found = order.find((x) => x !== undefined && x !== "");
-  if (found === undefined) throw new Fail(missing);
-  return found;
+/** kubeadm's detection, falling back to containerd with a warning when it fails (several sockets). */
+function detectOrDefault(node: string, warning: (node: string, err: string) => string): string {
+  const d = detectCriSocket();
+  if ("endpoint" in d) return d.endpoint;
+  klogWarning("cluster.go:215", warning(node, d.error));
+  return KNOWN_ENDPOINTS[0];
 }
 
 /**
- * The kubelet-config phase (WriteKubeletConfigFiles, checked in kubeadm's source), the annotation
- * handling of `upgrade apply` / `upgrade node`, and the post-upgrade phase, on this node, per minor:
+ * GetNodeRegistration's CRI socket for this node (util/config/cluster.go), per minor:
+ * - up to 1.33: gate in effect (1.32+): instance-config.yaml if it exists, else the annotation;
+ *   gate off: the annotation; neither: `node X doesn't have ... annotation`;
+ * - 1.34: the annotation, else instance-config.yaml, else `..., or kubelet instance config <path>`;
+ * - 1.35, 1.36: the annotation, else instance-config.yaml, else a warning and kubeadm's detection
+ *   (containerd if that fails): no error;
+ * - 1.37: instance-config.yaml, else a warning and detection; the annotation is never read.
+ * @throws Error with kubeadm's message (the caller adds its wrapping).
+ */
+export function findSocket(minor: number, gateOn: boolean, annotation: string | undefined, node: string): string {
+  const instance = exists(INSTANCE_CONFIG) ? (readInstanceConfig() ?? "") : undefined;
+  const missing = `node ${node} doesn't have ${CRI_SOCKET_ANNOTATION} annotation`;
+  const fallback = (n: string, err: string) => `uto-detection of CRI socket failed for node ${JSON.stringify(n)}: ${err}; falling back to default ${JSON.stringify(KNOWN_ENDPOINTS[0])}`;
+  if (minor <= 33) {
+    if (gateOn && instance !== undefined) return instance;
+    if (annotation === undefined) throw new Error(missing);
+    return annotation;
+  }
+  if (minor <= 36) {
+    if (annotation !== undefined) return annotation;
+    if (instance !== undefined) return instance;
+    if (minor === 34) throw new Error(`${missing}, or kubelet instance config ${INSTANCE_CONFIG}`);
+    klogWarning("cluster.go:210", `node ${JSON.stringify(node)} lacks annotation ${JSON.stringify(CRI_SOCKET_ANNOTATION)} and kubelet config file ${JSON.stringify(INSTANCE_CONFIG)}; attempting auto-detection`);
+    return detectOrDefault(node, (n, err) => `a${fallback(n, err)}`);
+  }
+  if (instance !== undefined) return instance;
+  klogWarning("cluster.go:208", `Node ${JSON.stringify(node)} lacks a kubelet instance config file ${JSON.stringify(INSTANCE_CONFIG)}; attempting auto-detection`);
+  return detectOrDefault(node, (n, err) => `A${fallback(n, err)}`);
+}
+
+/**
+ * This node's name and CRI socket as `upgrade apply|node` fetch them before any phase runs
+ * (FetchInitConfigurationFromCluster), with their error wrapping.
+ */
+async function nodeRegistration(minor: number, gates: Record<string, boolean>, isApply: boolean): Promise<{ node: string; socket: string }> {
+  const node = registeredNodeName();
+  if (!node) throw kubeadmError(minor, "couldn't get the node name from /etc/kubernetes/kubelet.conf: open /etc/kubernetes/kubelet.conf: no such file or directory"); // UNVERIFIED
+  const annotation = (await readStore()).nodes[node]?.metadata.annotations[CRI_SOCKET_ANNOTATION];
+  try {
+    return { node, socket: findSocket(minor, nodeLocalCriSocket(minor, gates), annotation, node) };
+  } catch (e) {
+    const why = `failed to get node registration: ${(e as Error).message}`;
+    throw kubeadmError(minor, isApply ? `[upgrade] FATAL: ${why}` : `unable to fetch the kubeadm-config ConfigMap: ${why}`);
+  }
+}
+
+/** Sets (a socket) or removes (undefined) this node's cri-socket annotation (phases/patchnode). */
+async function annotate(node: string, socket: string | undefined): Promise<void> {
+  await updateStore((st) => {
+    const n = st.nodes[node];
+    if (!n) return;
+    const before = n.metadata.annotations[CRI_SOCKET_ANNOTATION];
+    if (socket === undefined) delete n.metadata.annotations[CRI_SOCKET_ANNOTATION];
+    else n.metadata.annotations[CRI_SOCKET_ANNOTATION] = socket;
+    if (before !== n.metadata.annotations[CRI_SOCKET_ANNOTATION]) n.metadata.resourceVersion = String(++st.revision);
+  });
+}
+
+/**
+ * The upload-config phase's annotation (apply only, this node): 1.32-1.35 set it to the socket found
+ * when the gate is off (#128031); 1.33-1.35 remove it when the gate is on; 1.36 removes it whatever the
+ * gate says; 1.31 (no such phase then: UNVERIFIED) and 1.37 (no patchnode phase) do nothing.
+ */
+async function uploadConfigAnnotation(minor: number, gateOn: boolean, node: string, socket: string): Promise<void> {
+  if (minor <= 31 || minor >= 37) return;
+  if (minor === 36) return annotate(node, undefined);
+  if (!gateOn) return annotate(node, socket);
+  if (minor >= 33) return annotate(node, undefined);
+}
+
+/**
+ * The kubelet-config phase (WriteKubeletConfigFiles, then the annotation) and the post-upgrade phase
+ * on this node, per minor:
  * - gate in effect, 1.32-1.36: instance-config.yaml is written ONLY WHEN MISSING, from the
- *   --container-runtime-endpoint flag in kubeadm-flags.env (never from the annotation); flag absent
+ *   --container-runtime-endpoint flag in kubeadm-flags.env (never from the annotation): flag absent
  *   gives `containerRuntimeEndpoint: ""`; an unreadable flags file, or one with no flags, fails the
- *   phase. From 1.33 the flag is removed only then (the rest rewritten sorted); 1.32 keeps it.
- *   (That 1.32 also checks for an existing file is UNVERIFIED; the facts say it "creates" it.)
+ *   phase. From 1.33 the flag is removed only then (the rest rewritten sorted); 1.32 keeps it (and
+ *   takes the first such flag where 1.33 takes the last).
+ * - 1.37: a missing instance-config.yaml is written, with a warning, from the socket found (detected,
+ *   since the file was missing); an existing one is kept. (The facts file says 1.37 fails instead.)
  * - config.yaml: the cluster's kubelet config, patched with the instance config ON DISK when the gate
  *   is in effect (a stale file's endpoint included).
- * - annotation: removed by apply and node when the gate is in effect, 1.33-1.36 (always on 1.36);
- *   set by `upgrade apply` only (upload-config phase, #128031) when the gate is off; 1.37 neither
- *   reads nor touches it.
- * - post-upgrade: --pod-infra-container-image removed on 1.35 and 1.36; --container-runtime-endpoint
- *   removed unconditionally on 1.37.
+ * - annotation: removed when the gate is in effect, 1.33-1.36, by apply and node alike.
+ * - post-upgrade: 1.35 removes --pod-infra-container-image (RemoveKubeletArgsFromFile: the rest
+ *   rewritten sorted; a flags file that cannot be read, or holds no flags, fails the phase); 1.36 and
+ *   1.37 remove nothing: their list is empty, so 1.37 does not strip --container-runtime-endpoint
+ *   (which the facts file says it does).
  */
-async function upgradeLocalKubelet(minor: number, gates: Record<string, boolean>, dryRun: boolean, isApply: boolean): Promise<void> {
-  const node = registeredNodeName();
-  if (!node) throw phaseError(minor, "preflight", "couldn't get the node name from /etc/kubernetes/kubelet.conf: open /etc/kubernetes/kubelet.conf: no such file or directory"); // UNVERIFIED
+async function upgradeLocalKubelet(minor: number, gates: Record<string, boolean>, node: string, socket: string): Promise<void> {
   const gateOn = nodeLocalCriSocket(minor, gates);
-  const s = await readStore();
-  const annotation = minor >= 37 ? undefined : s.nodes[node]?.metadata.annotations[CRI_SOCKET_ANNOTATION];
-  if (minor >= 37 && !exists(INSTANCE_CONFIG)) {
-    // UNVERIFIED wording: 1.37 requires the instance config (#138645).
-    throw phaseError(minor, "kubelet-config", `could not read the instance kubelet configuration file "${INSTANCE_CONFIG}": open ${INSTANCE_CONFIG}: no such file or directory`);
-  }
-  let socket: string;
-  try {
-    socket = findSocket(minor, gateOn, annotation, node);
-  } catch (e) {
-    throw phaseError(minor, "preflight", (e as Error).message);
-  }
-  if (dryRun) return;
-  const clusterKubelet = s.configMaps["kube-system/kubelet-config"]?.data.kubelet ?? "";
-  const setAnnotation = !gateOn && isApply ? socket : undefined;
-  if (gateOn && minor <= 36 && !exists(INSTANCE_CONFIG)) {
-    let args;
-    try {
-      args = readFlagsAsKubeadm();
-    } catch (e) {
-      throw phaseError(minor, "kubelet-config", `error reading kubeadm flags file: ${(e as Error).message}`);
+  const clusterKubelet = (await readStore()).configMaps["kube-system/kubelet-config"]?.data.kubelet ?? "";
+  if (gateOn && !exists(INSTANCE_CONFIG)) {
+    if (minor >= 37) {
+      klogWarning("postupgrade.go:126", `The kubelet instance configuration file ${INSTANCE_CONFIG} was not found. Creating a new one with defaults. Please verify its contents!`);
+      writeInstanceConfig(socket);
+    } else {
+      let args;
+      try {
+        args = readFlagsAsKubeadm();
+      } catch (e) {
+        throw phaseError(minor, "kubelet-config", `error reading kubeadm flags file: ${(e as Error).message}`);
+      }
+      const flags = args.filter((a) => a.name === "container-runtime-endpoint");
+      const endpoint = (minor === 32 ? flags[0] : flags[flags.length - 1])?.value ?? "";
+      if (endpoint !== "" && minor >= 33) writeFlagsSorted(args.filter((a) => a.name !== "container-runtime-endpoint"));
+      writeInstanceConfig(endpoint);
     }
-    let endpoint = "";
-    for (const a of args) if (a.name === "container-runtime-endpoint") endpoint = a.value;
-    if (endpoint !== "" && minor >= 33) writeFlagsSorted(args.filter((a) => a.name !== "container-runtime-endpoint"));
-    writeInstanceConfig(endpoint);
   }
   writeKubeletConfig(clusterKubelet, gateOn ? (readInstanceConfig() ?? "") : undefined);
   process.stdout.write(`[upgrade] Backing up kubelet config file to /etc/kubernetes/tmp/kubeadm-kubelet-config.yaml\n[kubelet-start] Writing kubelet configuration to file "/var/lib/kubelet/config.yaml"\n`);
-  const dropAnnotation = gateOn && minor >= 33 && minor <= 36;
-  if (dropAnnotation || setAnnotation !== undefined) {
-    await updateStore((st) => {
-      const n = st.nodes[node];
-      if (!n) return;
-      const before = n.metadata.annotations[CRI_SOCKET_ANNOTATION];
-      if (dropAnnotation) delete n.metadata.annotations[CRI_SOCKET_ANNOTATION];
-      else if (setAnnotation !== undefined) n.metadata.annotations[CRI_SOCKET_ANNOTATION] = setAnnotation;
-      if (before !== n.metadata.annotations[CRI_SOCKET_ANNOTATION]) n.metadata.resourceVersion = String(++st.revision);
-    });
+  if (gateOn && minor >= 33 && minor <= 36) await annotate(node, undefined);
+  process.stdout.write(`[upgrade/kubelet-config] The kubelet configuration for this node was successfully upgraded!\n`);
+  if (minor === 35) {
+    try {
+      removeFlags(["pod-infra-container-image"]);
+    } catch (e) {
+      throw phaseError(minor, "post-upgrade", (e as Error).message);
+    }
   }
-  if (minor === 35 || minor === 36) removeFlags(["pod-infra-container-image"]);
-  if (minor >= 37) removeFlags(["container-runtime-endpoint"]);
 }
 
 export async function plan(args: string[]): Promise<number> {
@@ -142,10 +196,10 @@ export async function plan(args: string[]): Promise<number> {
   const v = installedVersion();
   if (!exists("/etc/kubernetes/admin.conf")) throw kubeadmError(v.minor, `failed to load admin kubeconfig: open /etc/kubernetes/admin.conf: no such file or directory`); // UNVERIFIED
   const c = clusterState(await readStore(), v.minor);
-  checkDeprecatedGates(v.minor, c.gates, (m) => kubeadmError(v.minor, m)); // UNVERIFIED that plan checks too
+  process.stdout.write(`[preflight] Running pre-flight checks.\n[upgrade/config] Reading configuration from the "kubeadm-config" ConfigMap in namespace "kube-system"...\n`);
+  printDeprecatedGates(v.minor, c.gates, "[upgrade/config]");
   process.stdout.write(
-    `[preflight] Running pre-flight checks.\n[upgrade/config] Reading configuration from the "kubeadm-config" ConfigMap in namespace "kube-system"...\n` +
-      `[upgrade] Running cluster health checks\n[upgrade] Fetching available versions to upgrade to\n` +
+    `[upgrade] Running cluster health checks\n[upgrade] Fetching available versions to upgrade to\n` +
       `[upgrade/versions] Cluster version: ${c.version.text}\n[upgrade/versions] kubeadm version: ${v.text}\n` +
       (compareVersions(v, c.version) > 0
         ? `\nUpgrade to the latest version in the v${v.major}.${v.minor} series:\n\nYou can now apply the upgrade by executing the following command:\n\n\tkubeadm upgrade apply ${v.text}\n\n`
@@ -171,9 +225,11 @@ export async function apply(args: string[]): Promise<number> {
   const force = cli.flags.force === true || cli.flags.f === true;
   const yes = force || cli.flags.yes === true || cli.flags.y === true;
   const dryRun = cli.flags["dry-run"] === true;
-  process.stdout.write(`[upgrade] Reading configuration from the "kubeadm-config" ConfigMap in namespace "kube-system"...\n[preflight] Running pre-flight checks.\n`);
+  process.stdout.write(`[upgrade] Reading configuration from the "kubeadm-config" ConfigMap in namespace "kube-system"...\n`);
   const c = clusterState(await readStore(), minor);
-  checkDeprecatedGates(minor, c.gates, (m) => phaseError(minor, "preflight", m));
+  const reg = await nodeRegistration(minor, c.gates, true);
+  process.stdout.write(`[upgrade/preflight] Running preflight checks\n`);
+  printDeprecatedGates(minor, c.gates, minor <= 31 ? "[upgrade/config]" : "[upgrade/preflight]");
   const pol = versionPolicy(target, c.version, v);
   if (pol.mandatory.length > 0) {
     throw phaseError(minor, "preflight", `the version argument is invalid due to these fatal errors:\n\n${[...pol.mandatory, ...pol.skippable].map((e) => `\t- ${e}\n`).join("")}\nPlease fix the misalignments highlighted above and try upgrading again`);
@@ -187,7 +243,6 @@ export async function apply(args: string[]): Promise<number> {
     const answer = readLineSync();
     if (answer.toLowerCase() !== "y") throw kubeadmError(minor, "won't proceed; the user didn't answer (Y|y) in order to continue");
   }
-  await upgradeLocalKubelet(minor, c.gates, true, true); // checks before any change (socket, instance config)
   if (dryRun) return 0;
   await stepDuration("upgradeApply");
   if (exists("/etc/kubernetes/manifests/kube-apiserver.yaml")) writeControlPlaneFiles(target.text);
@@ -201,7 +256,8 @@ export async function apply(args: string[]): Promise<number> {
     cm.metadata.resourceVersion = String(++s.revision);
   });
   process.stdout.write(`[upload-config] Storing the configuration used in ConfigMap "kubeadm-config" in the "kube-system" Namespace\n`);
-  await upgradeLocalKubelet(minor, c.gates, false, true);
+  await uploadConfigAnnotation(minor, nodeLocalCriSocket(minor, c.gates), reg.node, reg.socket);
+  await upgradeLocalKubelet(minor, c.gates, reg.node, reg.socket);
   process.stdout.write(
     `\n[upgrade] SUCCESS! A control plane node of your cluster was upgraded to "${target.text}".\n\n` +
       `[upgrade] Now please proceed with upgrading the rest of the nodes by following the right order.\n`,
@@ -215,15 +271,16 @@ export async function node(args: string[]): Promise<number> {
   const cli = parseCli(args, ["config"]);
   const dryRun = cli.flags["dry-run"] === true;
   if (!exists("/etc/kubernetes/kubelet.conf")) {
-    throw phaseError(minor, "preflight", "couldn't create a Kubernetes client from file \"/etc/kubernetes/kubelet.conf\": open /etc/kubernetes/kubelet.conf: no such file or directory"); // UNVERIFIED
+    throw kubeadmError(minor, "couldn't create a Kubernetes client from file \"/etc/kubernetes/kubelet.conf\": open /etc/kubernetes/kubelet.conf: no such file or directory"); // UNVERIFIED
   }
-  process.stdout.write(`[upgrade] Reading configuration from the "kubeadm-config" ConfigMap in namespace "kube-system"...\n[preflight] Running pre-flight checks\n`);
+  process.stdout.write(`[upgrade] Reading configuration from the "kubeadm-config" ConfigMap in namespace "kube-system"...\n`);
   const c = clusterState(await readStore(), minor);
+  const reg = await nodeRegistration(minor, c.gates, false);
+  process.stdout.write(`[upgrade/preflight] Running pre-flight checks\n`);
   if (c.version.minor !== minor) {
     // UNVERIFIED: the lab requires the node's kubeadm to be the cluster's minor (install first).
     throw phaseError(minor, "preflight", `the kubeadm version ${v.text} does not match the cluster version ${c.version.text}: upgrade kubeadm on this node to v${c.version.major}.${c.version.minor} first`);
   }
-  await upgradeLocalKubelet(minor, c.gates, true, false);
   if (dryRun) return 0;
   await stepDuration("upgradeNode");
   if (exists("/etc/kubernetes/manifests/kube-apiserver.yaml")) {
@@ -232,7 +289,7 @@ export async function node(args: string[]): Promise<number> {
   } else {
     process.stdout.write(`[upgrade] Skipping phase. Not a control plane node.\n`);
   }
-  await upgradeLocalKubelet(minor, c.gates, false, false);
+  await upgradeLocalKubelet(minor, c.gates, reg.node, reg.socket);
   process.stdout.write(`[upgrade] The configuration for this node was successfully upgraded!\n[upgrade] Now you should go ahead and upgrade the kubelet package using your package manager.\n`);
   return 0;
 }

@@ -14,27 +14,27 @@ export interface Gate {
 }
 
 /**
- * kubeadm's own feature gates (features.InitFeatureGates) per minor. NodeLocalCRISocket follows the
- * facts file exactly; ControlPlaneKubeletLocalMode too (GA in 1.35, #134106; removed in 1.36, #135773).
- * The others are approximate (UNVERIFIED stages and removals).
+ * kubeadm's own feature gates (features.InitFeatureGates) per minor, as in kubeadm's source
+ * (features/features.go of v1.31.14 ... v1.37.2).
  */
 export function kubeadmGates(minor: number): Record<string, Gate> {
-  const g: Record<string, Gate> = {
-    PublicKeysECDSA: {
+  const g: Record<string, Gate> = { RootlessControlPlane: { default: false, stage: "ALPHA" } };
+  if (minor <= 36) {
+    g.PublicKeysECDSA = {
       default: false,
       stage: "DEPRECATED",
       deprecationMessage:
         "The PublicKeysECDSA feature gate is deprecated and will be removed when v1beta3 is removed. v1beta4 supports a new option 'ClusterConfiguration.EncryptionAlgorithm'.",
-    },
-    RootlessControlPlane: { default: false, stage: "ALPHA" },
-  };
-  if (minor <= 32) g.EtcdLearnerMode = { default: true, stage: "GA" };
-  if (minor <= 32) g.ControlPlaneKubeletLocalMode = { default: false, stage: "ALPHA" };
-  else if (minor <= 34) g.ControlPlaneKubeletLocalMode = { default: true, stage: "BETA" };
-  else if (minor === 35) g.ControlPlaneKubeletLocalMode = { default: true, stage: "GA" };
+    };
+  }
+  if (minor === 31) g.EtcdLearnerMode = { default: true, stage: "BETA" };
+  else if (minor === 32) g.EtcdLearnerMode = { default: true, stage: "GA" };
   if (minor <= 32) g.WaitForAllControlPlaneComponents = { default: false, stage: "ALPHA" };
   else if (minor === 33) g.WaitForAllControlPlaneComponents = { default: true, stage: "BETA" };
   else if (minor === 34) g.WaitForAllControlPlaneComponents = { default: true, stage: "GA" };
+  if (minor <= 32) g.ControlPlaneKubeletLocalMode = { default: false, stage: "ALPHA" };
+  else if (minor <= 34) g.ControlPlaneKubeletLocalMode = { default: true, stage: "BETA" };
+  else if (minor === 35) g.ControlPlaneKubeletLocalMode = { default: true, stage: "GA" };
   if (minor >= 32 && minor <= 33) g.NodeLocalCRISocket = { default: false, stage: "ALPHA" };
   else if (minor >= 34 && minor <= 35) g.NodeLocalCRISocket = { default: true, stage: "BETA" };
   else if (minor === 36) g.NodeLocalCRISocket = { default: true, stage: "GA" };
@@ -72,10 +72,16 @@ export function aggregate(errs: string[]): string {
   return errs.length === 1 ? errs[0] : `[${errs.join(", ")}]`;
 }
 
-/** Fails like kubeadm's config validation (init/join --config) on gates {@link validateFeatureGates} refuses. */
+/**
+ * Fails like kubeadm's config validation (init/join --config) on gates {@link validateFeatureGates}
+ * refuses: a field.ErrorList aggregate, which kubeadm up to 1.33 exits with 3 (ValidationExitCode in
+ * util/error.go) and from 1.34 with 1, like every other error.
+ */
 export function assertFeatureGates(minor: number, gates: Record<string, boolean>): void {
   const errs = validateFeatureGates(minor, gates);
-  if (errs.length > 0) throw kubeadmError(minor, aggregate(errs));
+  if (errs.length === 0) return;
+  const fail = kubeadmError(minor, aggregate(errs));
+  throw minor <= 33 ? new Fail(fail.message, 3) : fail;
 }
 
 /**
@@ -92,13 +98,14 @@ export function deprecatedGateMessages(minor: number, gates: Record<string, bool
 }
 
 /**
- * Whether NodeLocalCRISocket is in effect: the explicit entry if any, else the minor's default. 1.36
- * removed the disabled path (#135742) and 1.37 the gate, so both are always node-local (whether any
- * 1.36 code still reads a `false` entry is UNVERIFIED; the facts say the path is gone).
+ * Whether NodeLocalCRISocket is in effect: the explicit entry if any, else the minor's default
+ * (features.Enabled). 1.36 still honours an explicit `false` (checked in its source: every path asks
+ * features.Enabled; the facts file says the disabled path is gone); 1.37 has no gate and is always
+ * node-local.
  */
 export function nodeLocalCriSocket(minor: number, gates: Record<string, boolean>): boolean {
   if (minor <= 31) return false;
-  if (minor >= 36) return true;
+  if (minor >= 37) return true;
   return gates.NodeLocalCRISocket ?? kubeadmGates(minor).NodeLocalCRISocket.default;
 }
 

@@ -38,7 +38,7 @@ describe("nodeLocalCriSocketEnabled: honour or refuse, every minor", () => {
     }
   }
   it("says why on 1.36 and 1.37", () => {
-    expect(() => nodeLocalCriSocketEnabled("1.36.0", { NodeLocalCRISocket: false })).toThrow(/GA and locked on/);
+    expect(() => nodeLocalCriSocketEnabled("1.36.0", { NodeLocalCRISocket: false })).toThrow(/GA and locked to true in 1.36/);
     expect(() => nodeLocalCriSocketEnabled("1.37.0", { NodeLocalCRISocket: false })).toThrow(/removed in 1.37/);
   });
   it("refuses non-boolean values, bad versions", () => {

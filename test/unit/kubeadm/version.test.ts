@@ -32,10 +32,12 @@ describe("versionFacts", () => {
     expect(SUPPORTED_MINORS.map((m) => f(m).gateSettableFalse)).toEqual([true, true, true, true, true, false, false]);
   });
   it("upgrade behaviour per minor", () => {
-    expect(SUPPORTED_MINORS.map((m) => f(m).upgradeRemovesFlag)).toEqual([false, false, true, true, true, true, true]);
-    expect(SUPPORTED_MINORS.map((m) => f(m).upgradeRemovesAnnotationAlways)).toEqual([false, false, false, false, false, true, true]);
+    // As kubeadm v1.31.14 ... v1.37.2 do in their source: 1.37 touches neither the flag nor the annotation.
+    expect(SUPPORTED_MINORS.map((m) => f(m).upgradeRemovesFlag)).toEqual([false, false, true, true, true, true, false]);
+    expect(SUPPORTED_MINORS.map((m) => f(m).upgradeRemovesAnnotationWhenGateOn)).toEqual([false, false, true, true, true, true, false]);
+    expect(SUPPORTED_MINORS.map((m) => f(m).upgradeRemovesAnnotationAlways)).toEqual([false, false, false, false, false, true, false]);
+    expect(SUPPORTED_MINORS.map((m) => f(m).upgradeRemovesPodInfraImage)).toEqual([false, false, false, false, true, false, false]);
     expect(SUPPORTED_MINORS.map((m) => f(m).writesPodInfraImage)).toEqual([true, true, true, true, false, false, false]);
-    expect(SUPPORTED_MINORS.map((m) => f(m).upgradeRequiresInstanceConfig)).toEqual([false, false, false, false, false, false, true]);
     expect(f(37).acceptsV1beta3).toBe(false);
     expect(f(36).acceptsV1beta3).toBe(true);
     expect(f(35).flagsFileMayBeEmpty).toBe(true);

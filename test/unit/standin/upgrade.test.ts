@@ -91,26 +91,23 @@ test("1.31 -> 1.32 (off) -> gate on 1.32 -> 1.33 ... 1.37: a file 1.32 made keep
   expect(annotations()).toEqual([undefined, undefined]);
   expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CRIO}"\n`);
 
-  // 1.37's upgrade apply refuses the removed gate still in the ConfigMap, in its preflight phase.
+  // 1.37 does not know the gate still in the ConfigMap: upgrade apply prints it and goes on (checked in
+  // kubeadm's source; the facts file says it fails), and keeps it in the ConfigMap.
+  const before = lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration;
   cp.setVersion("v1.37.0");
   w.setVersion("v1.37.0");
-  const refused = await cp.kubeadm("upgrade", "apply", "v1.37.0", "-y");
-  expect(refused.code).toBe(1);
-  expect(refused.stdout).toContain("[upgrade/config] Unknown feature gate flag: NodeLocalCRISocket\n");
-  expect(refused.stderr).toContain(
-    "error: error execution phase preflight: [upgrade/config] FATAL. Unable to upgrade a cluster using deprecated feature-gate flags. Please see the release notes\n",
-  );
-  expect(refused.stderr).not.toContain("is not a valid feature name");
-  expect(lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration).toContain("kubernetesVersion: v1.36.0\n");
-  const before = lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration;
-  await setGates(cp, (cc) => cc.replace("featureGates:\n  NodeLocalCRISocket: true\n", ""));
-  await upgrade(cp, w, "v1.37.0");
-  const after = lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration;
-  expect(after).toBe(before.replace("featureGates:\n  NodeLocalCRISocket: true\n", "").replace("kubernetesVersion: v1.36.0", "kubernetesVersion: v1.37.0"));
+  const a = await cp.kubeadm("upgrade", "apply", "v1.37.0", "-y");
+  expect(a.stderr).toBe("");
+  expect(a.code).toBe(0);
+  expect(a.stdout).toContain("[upgrade/preflight] Unknown feature gate flag: NodeLocalCRISocket\n");
+  expect(lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration).toBe(before.replace("kubernetesVersion: v1.36.0", "kubernetesVersion: v1.37.0"));
+  const n = await w.kubeadm("upgrade", "node");
+  expect(n.stderr).toBe("");
+  expect(n.stdout).not.toContain("Unknown feature gate flag");
   expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CRIO}"\n`);
-  // 1.37 strips the endpoint flag unconditionally.
-  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS=""\n`);
-  expect(flags(cp)).toBe(`KUBELET_KUBEADM_ARGS=""\n`);
+  // 1.37 strips nothing from kubeadm-flags.env (its post-upgrade list is empty): the flag 1.32 left stays.
+  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CRIO}"\n`);
+  expect(flags(cp)).toBe(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CONTAINERD}"\n`);
 }, 120000);
 
 test("1.33 (gate off) -> 1.34 turns the default-on gate on from the flag (not the annotation), which goes", async () => {
@@ -197,19 +194,49 @@ test("gate off: upgrade apply re-annotates its node, upgrade node does not (1.34
   expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBeUndefined();
 }, 60000);
 
-test("1.36 takes NodeLocalCRISocket: false (names are all kubeadm checks) and is node-local anyway; the annotation goes", async () => {
+test("1.36 honours NodeLocalCRISocket: false (legacy files), but upgrade apply removes its own node's annotation whatever the gate", async () => {
   const { lab, cp, w } = await cluster("v1.35.0", { NodeLocalCRISocket: false });
   expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CRIO}"\n`);
   expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBe(CRIO);
   await upgrade(cp, w, "v1.36.0");
   expect(lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration).toContain("NodeLocalCRISocket: false");
-  expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBeUndefined();
   expect(lab.store().nodes.cp1.metadata.annotations[ANNOTATION]).toBeUndefined();
-  expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CRIO}"\n`);
-  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS=""\n`);
+  expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBe(CRIO);
+  expect(w.exists("/var/lib/kubelet/instance-config.yaml")).toBe(false);
+  expect(flags(w)).toBe(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CRIO}"\n`);
 }, 60000);
 
-test("1.32 with the gate on and no annotation or instance config: kubeadm's error", async () => {
+test("a node with neither the annotation nor instance-config.yaml: 1.34 fails with its error, 1.35 detects the socket with a warning", async () => {
+  const { lab, cp, w } = await cluster("v1.34.1");
+  const fs = await import("fs");
+  fs.rmSync(w.file("/var/lib/kubelet/instance-config.yaml"));
+  expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBeUndefined();
+  w.setVersion("v1.34.1");
+  const r = await w.kubeadm("upgrade", "node");
+  expect(r.code).toBe(1);
+  expect(r.stderr).toBe(
+    "error: unable to fetch the kubeadm-config ConfigMap: failed to get node registration: node w1 doesn't have kubeadm.alpha.kubernetes.io/cri-socket annotation, or kubelet instance config /var/lib/kubelet/instance-config.yaml\nTo see the stack trace of this error execute with --v=5 or higher\n",
+  );
+  cp.setVersion("v1.35.0");
+  expect((await cp.kubeadm("upgrade", "apply", "v1.35.0", "-y")).code).toBe(0);
+  w.setVersion("v1.35.0");
+  const d = await w.kubeadm("upgrade", "node");
+  expect(d.code).toBe(0);
+  expect(d.stderr).toContain(`node "w1" lacks annotation "${ANNOTATION}" and kubelet config file "/var/lib/kubelet/instance-config.yaml"; attempting auto-detection`);
+  // The gate is on: the missing file is made from the flag, and there is none.
+  expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe('containerRuntimeEndpoint: ""\n');
+}, 60000);
+
+test("1.35 post-upgrade fails on a flags file that holds no flags (what a gate-on 1.35 init leaves)", async () => {
+  const { w } = await cluster("v1.35.0");
+  expect(flags(w)).toBe('KUBELET_KUBEADM_ARGS=""\n');
+  const r = await w.kubeadm("upgrade", "node");
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain('error execution phase post-upgrade: error reading kubelet env file: no flags found in file "/var/lib/kubelet/kubeadm-flags.env"\n');
+  expect(r.stdout).toContain("[upgrade/kubelet-config] The kubelet configuration for this node was successfully upgraded!");
+}, 60000);
+
+test("1.32 with the gate on and no annotation or instance config: kubeadm's error, before any phase", async () => {
   const { cp, w } = await cluster("v1.31.4");
   await cp.kubectl("annotate", "node", "w1", `${ANNOTATION}-`);
   await setGates(cp, (cc) => `${cc}featureGates:\n  NodeLocalCRISocket: true\n`);
@@ -218,22 +245,27 @@ test("1.32 with the gate on and no annotation or instance config: kubeadm's erro
   expect((await cp.kubeadm("upgrade", "apply", "v1.32.3", "-y")).code).toBe(0);
   const r = await w.kubeadm("upgrade", "node");
   expect(r.code).toBe(1);
-  expect(r.stderr).toContain("node w1 doesn't have kubeadm.alpha.kubernetes.io/cri-socket annotation");
+  expect(r.stderr).toBe(
+    "unable to fetch the kubeadm-config ConfigMap: failed to get node registration: node w1 doesn't have kubeadm.alpha.kubernetes.io/cri-socket annotation\nTo see the stack trace of this error execute with --v=5 or higher\n",
+  );
 }, 60000);
 
-test("1.37 fails when instance-config.yaml is missing, and strips a leftover flag", async () => {
+test("1.37 makes a missing instance-config.yaml from the detected socket, with warnings, and keeps a leftover flag", async () => {
   const { cp, w } = await cluster("v1.36.0");
   const fs = await import("fs");
   fs.rmSync(w.file("/var/lib/kubelet/instance-config.yaml"));
-  cp.write("/var/lib/kubelet/kubeadm-flags.env", `KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CONTAINERD} --node-ip=10.0.0.2"\n`);
+  const leftover = `KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CONTAINERD} --node-ip=10.0.0.2"\n`;
+  cp.write("/var/lib/kubelet/kubeadm-flags.env", leftover);
   cp.setVersion("v1.37.0");
   w.setVersion("v1.37.0");
   const a = await cp.kubeadm("upgrade", "apply", "v1.37.0", "-y");
   expect(a.stderr).toBe("");
-  expect(flags(cp)).toBe(`KUBELET_KUBEADM_ARGS="--node-ip=10.0.0.2"\n`);
+  expect(flags(cp)).toBe(leftover);
   const r = await w.kubeadm("upgrade", "node");
-  expect(r.code).toBe(1);
-  expect(r.stderr).toContain("/var/lib/kubelet/instance-config.yaml: no such file or directory");
+  expect(r.code).toBe(0);
+  expect(r.stderr).toContain('Node "w1" lacks a kubelet instance config file "/var/lib/kubelet/instance-config.yaml"; attempting auto-detection');
+  expect(r.stderr).toContain("The kubelet instance configuration file /var/lib/kubelet/instance-config.yaml was not found. Creating a new one with defaults. Please verify its contents!");
+  expect(w.read("/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CRIO}"\n`);
 }, 60000);
 
 test("1.37 leaves a cri-socket annotation and --pod-infra-container-image alone; upgrade node ignores a removed gate in the ConfigMap", async () => {

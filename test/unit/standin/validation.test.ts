@@ -22,15 +22,16 @@ async function initWith(version: string, opts: Parameters<typeof initConfig>[0] 
 describe("feature gate validation", () => {
   test("1.31 rejects a config naming NodeLocalCRISocket", async () => {
     const { cp, r } = await initWith("v1.31.4", { gates: { NodeLocalCRISocket: true } });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.stderr).toContain("NodeLocalCRISocket is not a valid feature name.");
     expect(r.stderr).toContain('featureGates: Invalid value: map[string]bool{"NodeLocalCRISocket":true}');
     expect(cp.exists("/etc/kubernetes/manifests")).toBe(false);
     expect(cp.exists("/var/lib/kubelet/kubeadm-flags.env")).toBe(false);
   });
-  test("the whole map prints as a Go map up to 1.33 and as JSON from 1.34", async () => {
+  test("the whole map prints as a Go map up to 1.33 (exit 3) and as JSON from 1.34 (exit 1)", async () => {
     const a = await initWith("v1.33.2", { gates: { NoSuchGate: true, RootlessControlPlane: false } });
-    expect(a.r.code).toBe(1);
+    expect(a.r.code).toBe(3); // a validation error: kubeadm up to 1.33 exits 3
+
     expect(a.r.stderr).toBe(
       'featureGates: Invalid value: map[string]bool{"NoSuchGate":true, "RootlessControlPlane":false}: NoSuchGate is not a valid feature name.\nTo see the stack trace of this error execute with --v=5 or higher\n',
     );
@@ -46,11 +47,12 @@ describe("feature gate validation", () => {
     expect(r.r.code).toBe(1);
     expect(r.r.stderr).toContain('featureGates: Invalid value: {"ControlPlaneKubeletLocalMode":true}: ControlPlaneKubeletLocalMode is not a valid feature name.');
   });
-  test("1.36 takes NodeLocalCRISocket=false (kubeadm checks names only) and stays node-local", async () => {
+  test("1.36 takes NodeLocalCRISocket=false (kubeadm checks names only) and writes the legacy files", async () => {
     const { cp, r } = await initWith("v1.36.0", { gates: { NodeLocalCRISocket: false } });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(cp.read("/var/lib/kubelet/instance-config.yaml")).toBe('containerRuntimeEndpoint: "unix:///var/run/containerd/containerd.sock"\n');
+    expect(cp.exists("/var/lib/kubelet/instance-config.yaml")).toBe(false);
+    expect(cp.read("/var/lib/kubelet/kubeadm-flags.env")).toBe('KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock"\n');
   });
   test("1.37 rejects the removed gate", async () => {
     const { r } = await initWith("v1.37.0", { gates: { NodeLocalCRISocket: true } });
