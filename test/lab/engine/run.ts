@@ -65,8 +65,10 @@ function nameOf(urn: string): string {
 }
 
 /**
- * Runs one operation on the stack and records what the engine reported. Never throws for a failed
- * operation: `ok` is false and `error` holds the CLI's message.
+ * Runs one operation on the stack and records what the engine reported. `up` previews first and runs
+ * nothing when the preview fails, as `pulumi up` does without `--skip-preview` (the steps recorded are
+ * then the preview's). Never throws for a failed operation: `ok` is false and `error` holds the CLI's
+ * message.
  */
 export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Promise<LabRunResult> {
   const started = Date.now();
@@ -132,6 +134,12 @@ export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Pr
           .map(([k, v]) => [k, isSecret(v) ? "[secret]" : v]),
       );
     } else if (mode === "up") {
+      // As `pulumi up` does (the Automation API's up skips it): a preview first; when it fails, nothing runs.
+      const checked = await stack.preview({ ...common, parallel: o.parallel, replace: o.replace });
+      void checked;
+      steps.length = 0;
+      byKey.clear();
+      diagnostics.length = 0;
       const r = await stack.up({ ...common, parallel: o.parallel, replace: o.replace });
       changes = (r.summary.resourceChanges ?? {}) as Record<string, number>;
       outputs = Object.fromEntries(Object.entries(r.outputs).map(([k, v]) => [k, v.secret ? "[secret]" : v.value]));

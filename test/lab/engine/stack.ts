@@ -4,9 +4,11 @@
  * - the local file backend `file://<labDir>/pulumi/state`, PULUMI_HOME `<labDir>/pulumi/home` (with the
  *   lab's stand-in command plugin installed, plugin.ts), and the passphrase secrets provider with the
  *   lab's fixed passphrase `lab` (lab stacks only: it protects nothing of value);
- * - the project folder `<labDir>/pulumi/project`: Pulumi.yaml (the repo's project name) and the
- *   stack's settings file, written from the lab stack file on every call (so an edited stack file is
- *   what the next run uses), keeping the secrets provider's salt;
+ * - the project folder `<labDir>/pulumi/project`: Pulumi.yaml (the repo's own, with its config schema,
+ *   so the CLI checks the stack's config as it would in the repository; only `main` is dropped and the
+ *   lab's backend added) and the stack's settings file, written from the lab stack file on every call
+ *   (so an edited stack file is what the next run uses), keeping the secrets provider's salt; secret
+ *   values are set through `pulumi config set --secret` with the value on stdin (never in a command line);
  * - the program: the root program's function (program.ts), run inline: the CLI talks to this
  *   process's language server, so no Node.js language host binary is needed.
  */
@@ -39,10 +41,14 @@ export interface LabStack {
   labDir: string;
 }
 
+/** The repo's Pulumi.yaml, parsed. */
+function repoProject(): { name: string; description?: string; runtime: unknown; config?: Record<string, unknown> } {
+  return YAML.parse(fs.readFileSync(path.join(REPO_ROOT, "Pulumi.yaml"), "utf8"));
+}
+
 /** The repo's project name (Pulumi.yaml `name:`). */
 export function projectName(): string {
-  const doc = YAML.parse(fs.readFileSync(path.join(REPO_ROOT, "Pulumi.yaml"), "utf8")) as { name: string };
-  return doc.name;
+  return repoProject().name;
 }
 
 /** The environment every lab CLI call gets. */
@@ -69,7 +75,8 @@ export async function labStack(o: LabStackOptions): Promise<LabStack> {
   for (const d of [p.home, p.state, p.project]) fs.mkdirSync(d, { recursive: true });
   pulumiBinary();
   installCommandPlugin(p.home);
-  const project = projectName();
+  const repo = repoProject();
+  const project = repo.name;
   const settings = readLabStackFile(o.stackFile, project, labDir);
   const program = o.program ?? (await import("../../../program")).clusterProgram;
   const pulumiCommand = await PulumiCommand.get({ root: path.dirname(pulumiBinDir()) });
@@ -81,7 +88,13 @@ export async function labStack(o: LabStackOptions): Promise<LabStack> {
       pulumiCommand,
       envVars: labEnv(labDir),
       secretsProvider: "passphrase",
-      projectSettings: { name: project, runtime: "nodejs", backend: { url: `file://${p.state}` } },
+      projectSettings: {
+        name: project,
+        runtime: "nodejs",
+        ...(repo.description !== undefined ? { description: repo.description } : {}),
+        backend: { url: `file://${p.state}` },
+        ...(repo.config !== undefined ? { config: repo.config as never } : {}),
+      },
     },
   );
   // The settings file: the stack file's config, the salt the CLI made at stack init.
@@ -89,7 +102,14 @@ export async function labStack(o: LabStackOptions): Promise<LabStack> {
   const current = fs.existsSync(file) ? ((YAML.parse(fs.readFileSync(file, "utf8")) ?? {}) as Record<string, unknown>) : {};
   const { config: _old, ...kept } = current;
   fs.writeFileSync(file, YAML.stringify({ ...kept, config: settings.config }));
-  for (const [k, v] of Object.entries(settings.secrets)) await stack.setConfig(k, { value: v, secret: true });
+  for (const [k, v] of Object.entries(settings.secrets)) {
+    execFileSync(pulumiBinary(), ["config", "set", "--secret", "--stack", settings.stack, k], {
+      cwd: p.project,
+      env: { ...process.env, ...labEnv(labDir) },
+      input: v,
+      stdio: ["pipe", "ignore", "pipe"],
+    });
+  }
   return { stack, injected: settings.injected, labDir };
 }
 
