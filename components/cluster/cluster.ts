@@ -5,22 +5,17 @@ import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
 import type * as command from "@pulumi/command";
 import { validateCluster } from "../kubeadm/validate";
-import { renderInitConfiguration, renderJoinConfiguration } from "../kubeadm/kubeadmConfig";
-import { kubeletFileChanges, preUpgradeFileChanges } from "../kubeadm/nodeFiles";
-import { DEFAULT_CRI_SOCKET, normalizeCriSocket } from "../kubeadm/criSocket";
+import { DEFAULT_CRI_SOCKET } from "../kubeadm/criSocket";
 import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
 import { buildPlan, type Step } from "../plan/steps";
 import { describePlan } from "../plan/describe";
-import { encodeFileChanges, parseFileSnapshot } from "../scripts/files";
-import { encodeClusterConfigChange, parseKubeadmConfigMap } from "../scripts/clusterConfig";
-import { setFeatureGate } from "../kubeadm/clusterConfig";
 import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
 import { checkUpgrade, parseKubernetesVersion } from "../kubeadm/version";
 import { durationSeconds } from "../kubeadm/duration";
-import { parseJoinMaterial } from "../scripts/joinToken";
-import { stepScripts } from "./stepScripts";
 import type { StepScripts } from "../scripts/types";
-import { stepCommand, type StepScriptInputs } from "./command";
+import { DEFAULT_INSTALL_COMMAND } from "../scripts/install";
+import type { RunValues, StepContext, StepSettings } from "../steps/kind";
+import { stepCommand } from "./command";
 import { nodeConnection } from "./connection";
 import type { ClusterArgs, NodeArgs } from "./args";
 
@@ -80,11 +75,18 @@ function clusterSpec(args: ClusterArgs): ClusterSpec {
   };
 }
 
-/** Read `criSocket=` from a prepare step's output, checked like a declared one. */
-function detectedEndpoint(node: string, stdout: string): string {
-  const line = stdout.split("\n").find((l) => l.startsWith("criSocket="));
-  if (line === undefined) throw new Error(`node "${node}": criSocket: the prepare step reported no CRI socket`);
-  return normalizeCriSocket(line.slice("criSocket=".length).trim());
+/** The settings step kinds read, defaults applied (validated with the rest of the args). */
+function stepSettings(args: ClusterArgs): StepSettings {
+  return {
+    joinTokenTtl: args.joinTokenTtl ?? "2h0m0s",
+    kubeletSettleSeconds: args.kubeletSettleSeconds ?? 10,
+    drainTimeoutSeconds: args.drainTimeoutSeconds ?? 300,
+    drainGracePeriodSeconds: args.drainGracePeriodSeconds,
+    installCommand: (node) => {
+      const template = args.nodes.find((n) => n.name === node)?.installCommand ?? args.installCommand ?? DEFAULT_INSTALL_COMMAND;
+      return template === "" ? undefined : template;
+    },
+  };
 }
 
 /**
@@ -124,10 +126,19 @@ export class Cluster extends pulumi.ComponentResource {
     const cluster = validateCluster(clusterSpec(args));
     const planOptions = { maxConcurrentJoins: args.maxConcurrentJoins, maxUnavailableWorkers: args.maxUnavailableWorkers };
     const steps = buildPlan(cluster, planOptions);
-    // Render every script before anything is registered: option errors surface here, not midway. (init
-    // and join are rendered again below with the node's endpoint once the prepare step has reported it.)
-    const declared = (s: Step) => cluster.nodes.find((n) => n.name === s.node)?.criSocket ?? DEFAULT_CRI_SOCKET;
-    const scripts = new Map(steps.map((s) => [s.id, stepScripts(s, cluster, args, declared(s))]));
+    const settings = stepSettings(args);
+    const validNode = new Map<string, ValidNode>(cluster.nodes.map((n) => [n.name, n]));
+    const contexts = new Map<string, StepContext>(
+      steps.map((step) => [step.id, { cluster, node: validNode.get(step.node) as ValidNode, step, settings }]),
+    );
+    // Render every script before anything is registered: option errors surface here, not midway. (Kinds
+    // whose scripts use the node's endpoint are rendered again below once the prepare step reported it.)
+    const scripts = new Map(
+      steps.map((s) => {
+        const ctx = contexts.get(s.id) as StepContext;
+        return [s.id, s.kind.scripts(ctx, ctx.node.criSocket ?? DEFAULT_CRI_SOCKET)];
+      }),
+    );
     super("kubeadm:index:Cluster", name, {}, opts);
     this.spec = cluster;
     for (const w of cluster.warnings) pulumi.log.warn(w, this);
@@ -141,14 +152,13 @@ export class Cluster extends pulumi.ComponentResource {
         pulumi.log.warn(`node "${n.name}": hostKey is not set, so its SSH host key is NOT checked; pin it with hostKey`, this);
       }
     }
-    const validNode = new Map<string, ValidNode>(cluster.nodes.map((n) => [n.name, n]));
     const cp1Name = (cluster.controlPlane[0] as ValidNode).name;
     // Join material is made anew until the node's join is recorded (see `joined`): a join retried after
     // a failure never gets material that expired in the meantime.
     // A node not recorded as joined gets material made in the current time window: half the shortest
     // lifetime (token: joinTokenTtl; certificate key: 2 h), so a re-run soon after a failure reuses
     // material that is still valid, and a later one gets new material.
-    const windowSeconds = Math.max(1, Math.floor(Math.min(durationSeconds(args.joinTokenTtl ?? "2h0m0s") ?? 7200, 7200) / 2));
+    const windowSeconds = Math.max(1, Math.floor(Math.min(durationSeconds(settings.joinTokenTtl) ?? 7200, 7200) / 2));
     const thisRun = `w${windowSeconds}-${Math.floor(Date.now() / 1000 / windowSeconds)}`;
     const previouslyJoined = pulumi.output(args.joined);
     const joinAttempt = (node: string) => previouslyJoined.apply((j) => j?.[node] ?? thisRun);
@@ -164,87 +174,54 @@ export class Cluster extends pulumi.ComponentResource {
     };
     const commands = new Map<string, command.remote.Command>();
     const endpoints = new Map<string, pulumi.Output<string>>();
-    const cp1 = cluster.controlPlane[0] as ValidNode;
     const out = (id: string) => (commands.get(id) as command.remote.Command).stdout;
 
+    // The component only loops over the plan: what a step reads, runs and deletes is its kind's.
     for (const step of steps) {
-      const node = validNode.get(step.node) as ValidNode;
-      const endpoint = () => endpoints.get(step.node) as pulumi.Output<string>;
-      const dataFor = (s: Step): { stdin?: pulumi.Input<string>; secretOutput: boolean; dataOutput?: boolean; triggers?: pulumi.Input<unknown>[] } => {
-        switch (s.action) {
-          case "prepare":
-          case "kubeconfig":
-            return { secretOutput: s.action === "kubeconfig" };
-          case "join-token":
-            return { secretOutput: true, triggers: [joinAttempt(s.node)] };
-          case "init":
-            return { stdin: endpoint().apply((ep) => renderInitConfiguration(cluster, node, ep)), secretOutput: false };
-          case "join":
-            return {
-              stdin: pulumi.secret(
-                pulumi.all([endpoint(), out(`${s.node}-join-token`)]).apply(([ep, material]) =>
-                  renderJoinConfiguration(cluster, node, ep, parseJoinMaterial(material)),
-                ),
-              ),
-              secretOutput: false,
-            };
-          case "cluster-config-read":
-            return { secretOutput: false, dataOutput: true };
-          case "drain":
-            return { secretOutput: false };
-          case "cluster-config":
-            return {
-              stdin: out(`${s.node}-cluster-config-read`).apply((read) => {
-                const cm = parseKubeadmConfigMap(read);
-                const desired = setFeatureGate(cm.clusterConfiguration, NODE_LOCAL_CRI_SOCKET, cluster.kubeadmFeatureGates[NODE_LOCAL_CRI_SOCKET]);
-                return encodeClusterConfigChange(cm, desired);
-              }),
-              secretOutput: false,
-            };
-          case "upgrade":
-            // With the gate in effect, instance-config.yaml is made right before kubeadm reads it.
-            return {
-              stdin: endpoint().apply((ep) => encodeFileChanges(preUpgradeFileChanges(cluster.nodeLocalCriSocket, ep))),
-              secretOutput: false,
-              dataOutput: true,
-            };
-          case "kubelet-files":
-            return {
-              stdin: pulumi.all([endpoint(), out(`${s.node}-upgrade`)]).apply(([ep, snapshot]) =>
-                encodeFileChanges(kubeletFileChanges(cluster.nodeLocalCriSocket, ep, parseFileSnapshot(snapshot))),
-              ),
-              secretOutput: false,
-            };
-          case "node-metadata":
-            return { stdin: endpoint().apply((ep) => `${ep}\n`), secretOutput: false };
-        }
-      };
-      const data = dataFor(step);
-      const withEndpoint = (): StepScriptInputs => {
-        // kubeadm reset (delete, retry cleanup) takes the node's endpoint, which may be detected.
-        const s = endpoint().apply((ep) => stepScripts(step, cluster, args, ep));
-        return { create: s.apply((x) => x.create), update: s.apply((x) => x.update ?? x.create), delete: s.apply((x) => x.delete as string) };
-      };
+      const kind = step.kind;
+      const ctx = contexts.get(step.id) as StepContext;
+      const endpoint = endpoints.get(step.node) as pulumi.Output<string>;
+      const reads = kind.stdin?.reads?.(ctx) ?? [];
+      const values = pulumi.all([endpoint, joinAttempt(step.node), ...reads.map(out)]).apply(([ep, attempt, ...outs]): RunValues => ({
+        endpoint: ep as string,
+        joinAttempt: attempt as string,
+        stdout: (id) => {
+          const i = reads.indexOf(id);
+          if (i < 0) throw new Error(`${step.id}: reads ${id}, which its kind does not name in stdin.reads`);
+          return outs[i] as string;
+        },
+      }));
+      const stdinSpec = kind.stdin;
+      const stdin = stdinSpec === undefined ? undefined : values.apply((v) => stdinSpec.render(ctx, v));
+      const early = scripts.get(step.id) as StepScripts;
+      const resolved = kind.scriptsUseEndpoint ? endpoint.apply((ep) => kind.scripts(ctx, ep)) : undefined;
+      const triggers = kind.triggers;
       const cmd = stepCommand(this, name, {
         step,
-        scripts: step.action === "init" || step.action === "join" ? withEndpoint() : (scripts.get(step.id) as StepScripts),
+        scripts: resolved
+          ? { create: resolved.apply((x) => x.create), update: resolved.apply((x) => x.update ?? x.create), ...(early.delete !== undefined ? { delete: resolved.apply((x) => x.delete as string) } : {}) }
+          : early,
         connection: nodeConnection(nodeArgs.get(step.runsOn) as NodeArgs, args.ssh),
-        ...data,
+        ...(stdin !== undefined ? { stdin: stdinSpec?.secret ? pulumi.secret(stdin) : stdin } : {}),
+        secretOutput: kind.secretOutput === true,
+        dataOutput: kind.dataOutput,
+        ...(triggers !== undefined
+          ? { triggers: joinAttempt(step.node).apply((attempt) => triggers(ctx, { endpoint: "", stdout: () => "", joinAttempt: attempt })) }
+          : {}),
         dependsOn: dependencies(step),
         // kubeadm init/join run once: a later change of their configuration (a new version, new join
         // material, kubeletExtraArgs or taints of a joined node) changes nothing and is not an update.
-        ignoreChanges: step.action === "init" || step.action === "join" ? ["stdin"] : undefined,
+        ignoreChanges: kind.runsOnce ? ["stdin"] : undefined,
       });
       commands.set(step.id, cmd);
-      if (step.action === "prepare") {
-        endpoints.set(
-          step.node,
-          node.criSocket !== undefined ? pulumi.output(node.criSocket) : cmd.stdout.apply((o) => detectedEndpoint(step.node, o)),
-        );
+      const endpointFrom = kind.endpointFrom;
+      if (endpointFrom !== undefined) {
+        const declared = ctx.node.criSocket;
+        endpoints.set(step.node, declared !== undefined ? pulumi.output(declared) : cmd.stdout.apply((o) => endpointFrom(step.node, o)));
       }
     }
 
-    this.kubeconfig = pulumi.secret(out(`${cp1.name}-kubeconfig`));
+    this.kubeconfig = pulumi.secret(out(`${cp1Name}-kubeconfig`));
     this.provider =
       args.kubernetesProvider === false ? undefined : new k8s.Provider(`${name}-provider`, { kubeconfig: this.kubeconfig }, { parent: this });
     this.nodes = pulumi.all(

@@ -37,7 +37,7 @@ export interface StepCommandArgs {
   /** Inputs whose changes do not update the resource (Pulumi's ignoreChanges). */
   ignoreChanges?: string[];
   /** Values whose change replaces the resource; only for steps without a delete. */
-  triggers?: pulumi.Input<unknown>[];
+  triggers?: pulumi.Input<unknown[]>;
 }
 
 /** The command text of a script that may not be known yet. */

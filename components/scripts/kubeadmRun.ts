@@ -1,6 +1,7 @@
 /**
- * `init` and `join`: run kubeadm once on a node, from a configuration that arrives on stdin; their
- * delete, and the cleanup before a retry, run `kubeadm reset` with the node's CRI endpoint.
+ * What the `init` and `join` kinds share: run kubeadm once on a node, from a configuration that
+ * arrives on stdin; their delete, and the cleanup before a retry, run `kubeadm reset` with the node's
+ * CRI endpoint.
  */
 import { renderScript } from "./script";
 import { shellQuote } from "./quote";
@@ -54,26 +55,11 @@ function runScript(node: string, action: "init" | "join", kubeadm: string, keepC
 }
 
 /**
- * `kubeadm init --config` on the first control-plane node, once: the configuration (not secret) on
- * stdin is written to /etc/kubernetes/pulumi-kubeadm/kubeadm-init.yaml (0600) and kept. A re-run after
- * success does nothing; a re-run after a failed init first runs `kubeadm reset -f --cri-socket
- * <criSocket>` when the node had no kubeadm state before the first attempt. Delete: that reset.
- * @param criSocket the node's normalised CRI endpoint (declared, or detected by the prepare step).
+ * The scripts of a kubeadm run that happens once on a node (init, join): create and update run
+ * {@link runScript}'s flow; delete is `kubeadm reset -f --cri-socket <criSocket>` where kubeadm ran.
+ * @param keepConfig keep the configuration file after success (init's holds no secret; join's does).
  */
-export function initScripts(node: string, criSocket: string): StepScripts {
-  const create = runScript(node, "init", "kubeadm init", true, criSocket);
-  return { create, update: create, delete: resetScript(node, "init", criSocket) };
-}
-
-/**
- * `kubeadm join --config` (with `--control-plane` material inside the config for control-plane
- * nodes), once. The JoinConfiguration arrives on stdin because it carries the bootstrap token and the
- * certificate key; the file (0600) is removed once the join has succeeded. Retry and delete as
- * {@link initScripts}: `kubeadm reset -f --cri-socket <criSocket>` (like real kubeadm, this does not
- * delete the Node object; the node-metadata step does).
- * @param criSocket the node's normalised CRI endpoint (declared, or detected by the prepare step).
- */
-export function joinScripts(node: string, criSocket: string): StepScripts {
-  const create = runScript(node, "join", "kubeadm join", false, criSocket);
-  return { create, update: create, delete: resetScript(node, "join", criSocket) };
+export function kubeadmOnceScripts(node: string, action: "init" | "join", keepConfig: boolean, criSocket: string): StepScripts {
+  const create = runScript(node, action, `kubeadm ${action}`, keepConfig, criSocket);
+  return { create, update: create, delete: resetScript(node, action, criSocket) };
 }

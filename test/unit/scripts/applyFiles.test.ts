@@ -5,8 +5,8 @@
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync, statSync } from "fs";
 import { join } from "path";
-import { kubeletFilesScripts } from "../../../components/scripts/kubeletFiles";
-import { upgradeScripts } from "../../../components/scripts/upgrade";
+import { kubeletFilesScripts } from "../../../components/steps/kubeletFiles";
+import { upgradeScripts } from "../../../components/steps/upgrade";
 import { encodeFileChanges, sha256Hex } from "../../../components/scripts/files";
 import { runBash, sandbox } from "./bash";
 

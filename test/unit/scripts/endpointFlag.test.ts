@@ -8,9 +8,9 @@ import { execFileSync } from "child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "fs";
 import { dirname, join } from "path";
 import { CRI_SOCKET_PROBE_ORDER } from "../../../components/kubeadm/criSocket";
-import { kubeletFilesScripts } from "../../../components/scripts/kubeletFiles";
-import { prepareScripts } from "../../../components/scripts/prepare";
-import { upgradeScripts } from "../../../components/scripts/upgrade";
+import { kubeletFilesScripts } from "../../../components/steps/kubeletFiles";
+import { prepareScripts } from "../../../components/steps/prepare";
+import { upgradeScripts } from "../../../components/steps/upgrade";
 import { encodeFileChanges, sha256Hex } from "../../../components/scripts/files";
 import { runBash, sandbox } from "./bash";
 

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "fs";
 import { join } from "path";
-import { nodeMetadataScripts } from "../../../components/scripts/nodeMetadata";
+import { nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
 import { runBash, sandbox } from "./bash";
 
 const CRIO = "unix:///var/run/crio/crio.sock";

@@ -4,7 +4,7 @@
  * namespace with an empty tmpfs on /run, where the test creates real unix sockets (needs root).
  */
 import { CRI_SOCKET_PROBE_ORDER, multipleCriEndpointsMessage } from "../../../components/kubeadm/criSocket";
-import { prepareScripts } from "../../../components/scripts/prepare";
+import { prepareScripts } from "../../../components/steps/prepare";
 import { runBash, sandbox } from "./bash";
 
 const LIST = "\u0000";

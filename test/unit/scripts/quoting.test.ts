@@ -6,7 +6,7 @@ import { existsSync } from "fs";
 import { join } from "path";
 import { shellQuote } from "../../../components/scripts/quote";
 import { remoteCommand, renderScript } from "../../../components/scripts/script";
-import { nodeMetadataScripts } from "../../../components/scripts/nodeMetadata";
+import { nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
 import { runBash, sandbox } from "./bash";
 import { spawnSync } from "child_process";
 

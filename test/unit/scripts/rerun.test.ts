@@ -6,8 +6,8 @@
 import { existsSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { spawn } from "child_process";
-import { kubeletFilesScripts } from "../../../components/scripts/kubeletFiles";
-import { initScripts } from "../../../components/scripts/kubeadmRun";
+import { kubeletFilesScripts } from "../../../components/steps/kubeletFiles";
+import { initScripts } from "../../../components/steps/init";
 import { encodeFileChanges, sha256Hex } from "../../../components/scripts/files";
 import { runBash, sandbox } from "./bash";
 

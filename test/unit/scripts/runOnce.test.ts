@@ -4,7 +4,7 @@
 import { spawn } from "child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
-import { joinScripts } from "../../../components/scripts/kubeadmRun";
+import { joinScripts } from "../../../components/steps/join";
 import { runBash, sandbox } from "./bash";
 
 const CRIO = "unix:///var/run/crio/crio.sock";

@@ -1,0 +1,117 @@
+/**
+ * Step kinds `cluster-config-read` and `cluster-config`: the featureGates edit of the kubeadm-config ConfigMap,
+ * with kubectl on the first control-plane node (DESIGN.md). The transform runs in TypeScript on what
+ * the read step printed; the write step replaces the ConfigMap with the resourceVersion it was read at
+ * (optimistic concurrency: the API server refuses a stale one) and does nothing when the ConfigMap
+ * already holds the wanted ClusterConfiguration.
+ */
+import { renderScript } from "../scripts/script";
+import { shellQuote } from "../scripts/quote";
+import { KUBECTL } from "../scripts/kubectl";
+import { sha256Hex } from "../scripts/files";
+import type { StepScripts } from "../scripts/types";
+import { setFeatureGate } from "../kubeadm/clusterConfig";
+import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
+import type { StepKind } from "./kind";
+import { stepId } from "./ids";
+
+const GET = `${KUBECTL} get configmap -n kube-system kubeadm-config`;
+
+/**
+ * Print the kubeadm-config ConfigMap as JSON. `wanted` (plain words of the target version and gate)
+ * is part of the command text only so that the read runs again whenever they change.
+ */
+export function clusterConfigReadScripts(node: string, wanted: string): StepScripts {
+  const create = renderScript(node, [`: wanted ${shellQuote(wanted)}`, `${GET} -o json`]);
+  return { create, update: create };
+}
+
+/** The ConfigMap as read: its ClusterConfiguration text and the object to write back. */
+export interface KubeadmConfigMap {
+  clusterConfiguration: string;
+  resourceVersion: string;
+  object: Record<string, unknown>;
+}
+
+/**
+ * Read what `clusterConfigReadScripts` printed.
+ * @throws Error when it is not the kubeadm-config ConfigMap with a ClusterConfiguration.
+ */
+export function parseKubeadmConfigMap(stdout: string): KubeadmConfigMap {
+  const object = JSON.parse(stdout) as { metadata?: { resourceVersion?: string }; data?: Record<string, string> };
+  const clusterConfiguration = object.data?.ClusterConfiguration;
+  const resourceVersion = object.metadata?.resourceVersion;
+  if (typeof clusterConfiguration !== "string" || typeof resourceVersion !== "string") {
+    throw new Error("kubeadm-config: the ConfigMap read has no data.ClusterConfiguration or resourceVersion");
+  }
+  return { clusterConfiguration, resourceVersion, object: object as Record<string, unknown> };
+}
+
+/**
+ * stdin of the write step: `original <sha256>`, `desired <sha256>`, `manifest <base64 JSON>` (the
+ * ConfigMap with the desired ClusterConfiguration and the resourceVersion it was read at).
+ */
+export function encodeClusterConfigChange(read: KubeadmConfigMap, desired: string): string {
+  const { metadata, data } = read.object as { metadata: Record<string, unknown>; data: Record<string, string> };
+  const manifest = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: metadata.name, namespace: metadata.namespace, resourceVersion: read.resourceVersion },
+    data: { ...data, ClusterConfiguration: desired },
+  };
+  return [
+    `original ${sha256Hex(read.clusterConfiguration)}`,
+    `desired ${sha256Hex(desired)}`,
+    `manifest ${Buffer.from(JSON.stringify(manifest), "utf8").toString("base64")}`,
+    "",
+  ].join("\n");
+}
+
+/**
+ * Replace kubeadm-config when its ClusterConfiguration is still what was read and is not yet what is
+ * wanted; nothing when it already is; refuse (naming the ConfigMap) when it changed in between.
+ */
+export function clusterConfigScripts(node: string): StepScripts {
+  const create = renderScript(node, [
+    `original=""; desired=""; manifest=""`,
+    `while read -r key value; do`,
+    `  case $key in original) original=$value ;; desired) desired=$value ;; manifest) manifest=$value ;; esac`,
+    `done`,
+    `[ -n "$original" ] && [ -n "$desired" ] && [ -n "$manifest" ] || pk_fail "cluster-config: incomplete input"`,
+    `current=$(${GET} -o jsonpath='{.data.ClusterConfiguration}' | sha256sum | cut -d' ' -f1)`,
+    `if [ "$current" = "$desired" ]; then echo "kubeadm-config: already as wanted"; exit 0; fi`,
+    `[ "$current" = "$original" ] || pk_fail "kubeadm-config changed since it was read; run pulumi up again to read it anew"`,
+    `printf '%s' "$manifest" | base64 -d | ${KUBECTL} replace -f - >&2 || pk_fail "kubeadm-config: kubectl replace failed (a conflict means it changed since it was read; run pulumi up again)"`,
+    `echo "kubeadm-config: replaced"`,
+  ]);
+  return { create, update: create };
+}
+
+/** `cluster-config-read`: the kubeadm-config ConfigMap as it is now (data for `cluster-config`). */
+export const clusterConfigRead: StepKind = {
+  action: "cluster-config-read",
+  summary: () => "read the kubeadm-config ConfigMap (ClusterConfiguration, resourceVersion)",
+  scripts: ({ cluster, node }) =>
+    clusterConfigReadScripts(node.name, `${cluster.version.text} NodeLocalCRISocket=${cluster.kubeadmFeatureGates.NodeLocalCRISocket ?? "default"}`),
+  dataOutput: true,
+};
+
+/** `cluster-config`: featureGates.NodeLocalCRISocket in kubeadm-config as the stack says. */
+export const clusterConfig: StepKind = {
+  action: "cluster-config",
+  summary: ({ cluster }) => {
+    const gate = cluster.kubeadmFeatureGates.NodeLocalCRISocket;
+    return gate === undefined
+      ? "kubeadm-config: no featureGates.NodeLocalCRISocket entry (the version's default applies); replace only if it must change"
+      : `kubeadm-config: featureGates.NodeLocalCRISocket=${gate}; replace only if it must change (optimistic concurrency)`;
+  },
+  scripts: ({ node }) => clusterConfigScripts(node.name),
+  stdin: {
+    reads: ({ node }) => [stepId(node.name, "cluster-config-read")],
+    render: ({ cluster, node }, v) => {
+      const cm = parseKubeadmConfigMap(v.stdout(stepId(node.name, "cluster-config-read")));
+      const desired = setFeatureGate(cm.clusterConfiguration, NODE_LOCAL_CRI_SOCKET, cluster.kubeadmFeatureGates[NODE_LOCAL_CRI_SOCKET]);
+      return encodeClusterConfigChange(cm, desired);
+    },
+  },
+};

@@ -1,0 +1,30 @@
+/**
+ * Step kind `init`, on the first control-plane node: `kubeadm init --config` once, from a v1beta4
+ * configuration on stdin. Delete: `kubeadm reset` with the node's CRI endpoint.
+ */
+import { renderInitConfiguration } from "../kubeadm/kubeadmConfig";
+import { kubeadmOnceScripts } from "../scripts/kubeadmRun";
+import type { StepScripts } from "../scripts/types";
+import type { StepKind } from "./kind";
+import { modeWords } from "./words";
+
+/**
+ * `kubeadm init --config` on the first control-plane node, once: the configuration (not secret) on
+ * stdin is written to /etc/kubernetes/pulumi-kubeadm/kubeadm-init.yaml (0600) and kept. A re-run after
+ * success does nothing; a re-run after a failed init first runs `kubeadm reset -f --cri-socket
+ * <criSocket>` when the node had no kubeadm state before the first attempt. Delete: that reset.
+ * @param criSocket the node's normalised CRI endpoint (declared, or detected by the prepare step).
+ */
+export function initScripts(node: string, criSocket: string): StepScripts {
+  return kubeadmOnceScripts(node, "init", true, criSocket);
+}
+
+/** `init`: the cluster is made here, once. */
+export const init: StepKind = {
+  action: "init",
+  summary: ({ cluster }) => `kubeadm init ${cluster.version.text} (${modeWords(cluster)}), once`,
+  scripts: ({ node }, endpoint) => initScripts(node.name, endpoint),
+  scriptsUseEndpoint: true,
+  stdin: { render: ({ cluster, node }, v) => renderInitConfiguration(cluster, node, v.endpoint) },
+  runsOnce: true,
+};

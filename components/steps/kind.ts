@@ -1,0 +1,114 @@
+/**
+ * Layer 3, step kinds: what a step kind is. Each kind (prepare, init, join, upgrade, ...) lives in ONE
+ * file of this folder that holds everything about it: its plan words, the data it reads on stdin and
+ * from which earlier steps, its node script and its delete. The plan (components/plan) places steps of
+ * these kinds in order; the component (components/cluster) only loops over the plan's steps and hands
+ * each to `stepCommand`. Adding a kind is a new file here plus the line in `buildPlan` that places it.
+ *
+ * Kinds are plain data and pure functions: no Pulumi and no I/O. What is only known at run time (a
+ * detected CRI endpoint, an earlier step's stdout) reaches them through {@link RunValues}.
+ */
+import type { ValidCluster, ValidNode } from "../kubeadm/types";
+import type { StepScripts } from "../scripts/types";
+
+/** A step kind's name, e.g. `prepare`; the last part of its step id. */
+export type StepAction = string;
+
+/** One step of the plan. */
+export interface Step {
+  /** `<node>-<action>`; the resource is named `<cluster>-<id>`. Unique in a plan. */
+  id: string;
+  /** The node the step is about. */
+  node: string;
+  /** The node whose SSH connection runs it (the first control-plane node for cluster-side steps). */
+  runsOn: string;
+  action: StepAction;
+  /** The step's kind: its words, inputs, scripts. */
+  kind: StepKind;
+  /** Ids of the steps that must have finished first. */
+  after: string[];
+  /**
+   * Ids of steps that must also have finished first when the node was already in the cluster at the
+   * last successful run: the rollout's one-node-at-a-time chain.
+   */
+  rolloutAfter?: string[];
+  /** What it does, in plain words. */
+  summary: string;
+}
+
+/** Settings of the cluster that shape the scripts (plain values, defaults applied). */
+export interface StepSettings {
+  /** Lifetime of a join's bootstrap token, kubeadm duration text (`2h0m0s`). */
+  joinTokenTtl: string;
+  /** Seconds the kubelet must stay active after a restart to count as healthy (whole number >= 0). */
+  kubeletSettleSeconds: number;
+  /** `kubectl drain --timeout`, seconds. */
+  drainTimeoutSeconds: number;
+  /** `kubectl drain --grace-period`, seconds; undefined = each pod's own. */
+  drainGracePeriodSeconds?: number;
+  /** A node's install command template for upgrades (`{version}`, `{minor}`), or undefined for none. */
+  installCommand(node: string): string | undefined;
+}
+
+/** What a kind's functions know about their step. */
+export interface StepContext {
+  cluster: ValidCluster;
+  /** The node the step is about. */
+  node: ValidNode;
+  step: Step;
+  settings: StepSettings;
+}
+
+/** Values known only at run time, for a kind's scripts and stdin. */
+export interface RunValues {
+  /** The node's normalised CRI endpoint: declared, or as the prepare step detected it. */
+  endpoint: string;
+  /** The stdout of an earlier step the kind named in `stdin.reads`. */
+  stdout(id: string): string;
+  /** The id of the current join attempt of the node (see ClusterArgs.joined). */
+  joinAttempt: string;
+}
+
+/** Words for a kind's plan line. */
+export interface PlanWords {
+  cluster: ValidCluster;
+  node: ValidNode;
+  /** The first control-plane node (it runs `kubeadm init`, and kubectl for cluster-side steps). */
+  firstControlPlane: string;
+  /** `v1.33.2 to v1.34.2` when the version the cluster runs now is known and differs, else `at v1.34.2`. */
+  change: string;
+}
+
+/** A step kind: everything the plan and the component need about one kind of step. */
+export interface StepKind {
+  action: StepAction;
+  /** The plan line's words (after the step's name and order). */
+  summary(w: PlanWords): string;
+  /**
+   * The step's scripts (create, update, delete). Render errors (a bad option) are thrown at
+   * construction, so at preview.
+   * @param endpoint the node's CRI endpoint; the declared one (or kubeadm's default) unless
+   *   `scriptsUseEndpoint`, then the resolved one (it may be detected).
+   */
+  scripts(ctx: StepContext, endpoint: string): StepScripts;
+  /** The scripts need the node's resolved endpoint (`kubeadm reset --cri-socket`). */
+  scriptsUseEndpoint?: boolean;
+  /** Data the script reads on stdin. */
+  stdin?: {
+    /** Ids of earlier steps whose stdout the data is made from. */
+    reads?(ctx: StepContext): string[];
+    /** The data carries a secret (join material): the stdin is marked secret. */
+    secret?: boolean;
+    render(ctx: StepContext, v: RunValues): string;
+  };
+  /** The step's stdout carries a secret: secret outputs, nothing logged. */
+  secretOutput?: boolean;
+  /** The step's stdout is data for later steps (a file snapshot, a ConfigMap): only stderr is logged. */
+  dataOutput?: boolean;
+  /** Values whose change replaces the resource; only for kinds without a delete. */
+  triggers?(ctx: StepContext, v: RunValues): unknown[];
+  /** kubeadm init/join run once: a later change of their stdin (configuration) is not an update. */
+  runsOnce?: boolean;
+  /** For the prepare step: the node's CRI endpoint, read from its stdout (declared ones are used as given). */
+  endpointFrom?(node: string, stdout: string): string;
+}

@@ -1,0 +1,106 @@
+/**
+ * Step kind `node-metadata`: cluster-side edits of one Node, with kubectl on the first control-plane node
+ * (DESIGN.md: cluster-side edits run there, in step order): labels, and the
+ * `kubeadm.alpha.kubernetes.io/cri-socket` annotation removed (gate in effect) or set (legacy) to the
+ * node's endpoint, which arrives on stdin (it may have been detected on the node).
+ */
+import { renderScript } from "../scripts/script";
+import { shellQuote } from "../scripts/quote";
+import { KUBECTL, drainCommand } from "../scripts/kubectl";
+import type { StepScripts } from "../scripts/types";
+import type { StepKind } from "./kind";
+
+/** kubeadm's legacy per-node CRI socket annotation (KEP-4656 removes it). */
+export const CRI_SOCKET_ANNOTATION = "kubeadm.alpha.kubernetes.io/cri-socket";
+
+/** Where the step records which label keys it manages (comma-separated), so it can remove dropped ones. */
+export const MANAGED_LABELS_ANNOTATION = "kubeadm.pulumi.com/labels";
+
+
+/** What the node-metadata step needs. */
+export interface NodeMetadataInput {
+  node: string;
+  labels: Record<string, string>;
+  /** true: remove the annotation; false: set it to the endpoint read from stdin (one line). */
+  nodeLocalCriSocket: boolean;
+  /** Uncordon the node (a worker, which the drain step may have cordoned). */
+  uncordon: boolean;
+  /** The target version: part of the text so the step runs again (and uncordons) after every rollout. */
+  version: string;
+  /** kubectl drain timeout for the delete, in seconds. */
+  drainTimeoutSeconds: number;
+  /** kubectl drain --grace-period for the delete, seconds; undefined = each pod's own. */
+  drainGracePeriodSeconds?: number;
+}
+
+
+/**
+ * Create/update, with one read and at most three writes: uncordon (workers, when cordoned); one
+ * `kubectl label` that removes the labels it set before and no longer wants (recorded in the
+ * `kubeadm.pulumi.com/labels` annotation) and sets the wanted ones; one `kubectl annotate` for that
+ * record and the cri-socket annotation (removed, or set to the node's endpoint). Nothing is written
+ * when nothing differs. Delete (the node leaves the cluster): drain it and delete the Node object,
+ * skipped when the cluster is gone.
+ */
+export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
+  const node = shellQuote(input.node);
+  const labels = Object.entries(input.labels).map(([k, v]) => shellQuote(`${k}=${v}`));
+  const managed = Object.keys(input.labels).sort().join(",");
+  const annotationPath = (key: string) => `{.metadata.annotations.${key.replace(/\./g, "\\.")}}`;
+  // One read of what the step needs (kubectl jsonpath: literal text between the expressions).
+  const read = shellQuote(`{.spec.unschedulable}|${annotationPath(MANAGED_LABELS_ANNOTATION)}|${annotationPath(CRI_SOCKET_ANNOTATION)}`);
+  const create = renderScript(input.node, [
+    `: rollout ${shellQuote(input.version)}`,
+    ...(input.nodeLocalCriSocket
+      ? []
+      : [
+          `IFS= read -r endpoint || true`,
+          `[[ $endpoint =~ ^unix:///[A-Za-z0-9._/@+-]+$ ]] || pk_fail "no usable CRI endpoint on stdin for the annotation"`,
+        ]),
+    `seen=$(${KUBECTL} get node ${node} -o jsonpath=${read}) || pk_fail "the Node object is not registered"`,
+    `IFS='|' read -r unschedulable previous cri <<<"$seen" || true`,
+    ...(input.uncordon ? [`if [ "$unschedulable" = true ]; then ${KUBECTL} uncordon ${node} >&2; fi`] : []),
+    `wanted=${shellQuote(`,${managed},`)}`,
+    `label=()`,
+    `IFS=, read -r -a keys <<<"$previous" || true`,
+    `for key in \${keys[@]+"\${keys[@]}"}; do`,
+    `  if [ -n "$key" ] && [[ $wanted != *",$key,"* ]]; then label+=("$key-"); fi`,
+    `done`,
+    ...(labels.length > 0 ? [`label+=(${labels.join(" ")})`] : []),
+    `if [ \${#label[@]} -gt 0 ]; then ${KUBECTL} label --overwrite node ${node} "\${label[@]}" >&2; fi`,
+    `annotate=()`,
+    `if [ "$previous" != ${shellQuote(managed)} ]; then annotate+=(${shellQuote(`${MANAGED_LABELS_ANNOTATION}=${managed}`)}); fi`,
+    input.nodeLocalCriSocket
+      ? `if [ -n "$cri" ]; then annotate+=(${shellQuote(`${CRI_SOCKET_ANNOTATION}-`)}); fi`
+      : `if [ "$cri" != "$endpoint" ]; then annotate+=(${shellQuote(`${CRI_SOCKET_ANNOTATION}=`)}"$endpoint"); fi`,
+    `if [ \${#annotate[@]} -gt 0 ]; then ${KUBECTL} annotate --overwrite node ${node} "\${annotate[@]}" >&2; fi`,
+  ]);
+  const del = renderScript(input.node, [
+    `[ -f /etc/kubernetes/admin.conf ] || exit 0`,
+    `if ${KUBECTL} get node ${node} >/dev/null 2>&1; then`,
+    `  ${drainCommand(input.node, input.drainTimeoutSeconds, input.drainGracePeriodSeconds)} >&2 || pk_fail "drain failed; the node stays cordoned"`,
+    `  ${KUBECTL} delete node ${node} >&2`,
+    `fi`,
+  ]);
+  return { create, update: create, delete: del };
+}
+
+/** `node-metadata`: uncordon (workers), labels, the cri-socket annotation. */
+export const nodeMetadata: StepKind = {
+  action: "node-metadata",
+  summary: ({ cluster, node }) => {
+    const labels = Object.keys(node.labels).length;
+    return `${node.role === "worker" ? "uncordon; " : ""}${labels > 0 ? `set ${labels} label(s); ` : ""}${cluster.nodeLocalCriSocket ? "remove" : "set"} the kubeadm.alpha.kubernetes.io/cri-socket annotation`;
+  },
+  scripts: ({ cluster, node, settings }) =>
+    nodeMetadataScripts({
+      node: node.name,
+      labels: node.labels,
+      nodeLocalCriSocket: cluster.nodeLocalCriSocket,
+      uncordon: node.role === "worker",
+      version: cluster.version.text,
+      drainTimeoutSeconds: settings.drainTimeoutSeconds,
+      drainGracePeriodSeconds: settings.drainGracePeriodSeconds,
+    }),
+  stdin: { render: (_ctx, v) => `${v.endpoint}\n` },
+};

@@ -1,0 +1,90 @@
+/**
+ * Step kind `prepare`, on every node before kubeadm runs: check the node and settle its CRI socket.
+ * Runs on all nodes in parallel; changes nothing on the node.
+ */
+import { renderScript } from "../scripts/script";
+import { shellQuote } from "../scripts/quote";
+import type { StepScripts } from "../scripts/types";
+import { CRI_SOCKET_PROBE_ORDER, multipleCriEndpointsMessage, normalizeCriSocket } from "../kubeadm/criSocket";
+import type { StepKind } from "./kind";
+
+/** What the prepare step needs to know. */
+export interface PrepareInput {
+  node: string;
+  /** The declared, normalised endpoint; undefined = detect. */
+  criSocket?: string;
+  /** kubeadm's probe list, in its order (CRI_SOCKET_PROBE_ORDER). */
+  probeOrder: readonly string[];
+  /** kubeadm's message for several sockets, split around the comma-separated list of what was found. */
+  multipleMessage: { before: string; after: string };
+  /**
+   * NodeLocalCRISocket in effect: also fail when a --container-runtime-endpoint is set outside
+   * kubeadm-flags.env (a kubelet systemd drop-in, /etc/default/kubelet, /etc/sysconfig/kubelet).
+   */
+  nodeLocalCriSocket: boolean;
+}
+
+/**
+ * The prepare script. Prints `criSocket=<endpoint>` and `kubeadmVersion=<kubeadm version -o short>`.
+ * Fails naming the node when kubeadm is missing, the declared socket does not exist, detection finds
+ * no socket or several (kubeadm's own message, with the sockets found), or (NodeLocalCRISocket in
+ * effect) a file outside kubeadm-flags.env sets --container-runtime-endpoint (naming the file).
+ */
+export function prepareScripts(input: PrepareInput): StepScripts {
+  const probes = input.probeOrder.map(shellQuote).join(" ");
+  const body = [
+    `command -v kubeadm >/dev/null || pk_fail "kubeadm is not installed (not on the PATH of $(id -un))"`,
+    `version=$(kubeadm version -o short) || pk_fail "kubeadm version failed"`,
+    ...(input.nodeLocalCriSocket ? ["pk_no_endpoint_flag_elsewhere"] : []),
+    `declared=${shellQuote(input.criSocket ?? "")}`,
+    `if [ -n "$declared" ]; then`,
+    `  [ -S "\${declared#unix://}" ] || pk_fail "criSocket: no CRI socket at \${declared#unix://} (declared $declared)"`,
+    `  endpoint=$declared`,
+    `else`,
+    `  found=()`,
+    `  for probe in ${probes}; do`,
+    `    if [ -S "\${probe#unix://}" ]; then found+=("$probe"); fi`,
+    `  done`,
+    `  case \${#found[@]} in`,
+    `    0) pk_fail "criSocket: none set and no CRI socket found (kubeadm probes: ${input.probeOrder.join(", ")}); set criSocket or start a container runtime" ;;`,
+    `    1) endpoint=\${found[0]} ;;`,
+    `    *) list=$(printf '%s, ' "\${found[@]}"); pk_fail ${shellQuote(input.multipleMessage.before)}"\${list%, }"${shellQuote(input.multipleMessage.after)} ;;`,
+    `  esac`,
+    `fi`,
+    `printf 'criSocket=%s\\nkubeadmVersion=%s\\n' "$endpoint" "$version"`,
+  ];
+  return { create: renderScript(input.node, body) };
+}
+
+const LIST = "\u0000list\u0000";
+
+/** kubeadm's several-sockets message split around its list, for the prepare script to fill in. */
+function multipleMessage(): { before: string; after: string } {
+  const [before = "", after = ""] = multipleCriEndpointsMessage([LIST]).split(LIST);
+  return { before, after };
+}
+
+/** Read `criSocket=` from a prepare step's output, checked like a declared one. */
+function detectedEndpoint(node: string, stdout: string): string {
+  const line = stdout.split("\n").find((l) => l.startsWith("criSocket="));
+  if (line === undefined) throw new Error(`node "${node}": criSocket: the prepare step reported no CRI socket`);
+  return normalizeCriSocket(line.slice("criSocket=".length).trim());
+}
+
+/** `prepare`: check kubeadm, settle the CRI socket (declared, or detected as kubeadm does). */
+export const prepare: StepKind = {
+  action: "prepare",
+  summary: ({ node }) =>
+    `check kubeadm is installed and the CRI socket (${
+      node.criSocket !== undefined ? `declared ${node.criSocket}` : "detected on the node as kubeadm does"
+    }); several sockets with none declared fail as kubeadm does`,
+  scripts: ({ cluster, node }) =>
+    prepareScripts({
+      node: node.name,
+      criSocket: node.criSocket,
+      probeOrder: CRI_SOCKET_PROBE_ORDER,
+      multipleMessage: multipleMessage(),
+      nodeLocalCriSocket: cluster.nodeLocalCriSocket,
+    }),
+  endpointFrom: detectedEndpoint,
+};
