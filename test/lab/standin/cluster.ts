@@ -8,7 +8,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { labDir, nodeName, writeText } from "./common";
+import { clockMs, labDir, nodeName, writeText } from "./common";
 import { KubeletArg, NodeRegistration } from "./kubeadmconfig";
 import { FLAGS_ENV, renderFlagsEnv, writeInstanceConfig, writeKubeletConfig } from "./nodefiles";
 import { detectCriSocket, normaliseCriSocket } from "./cri";
@@ -53,7 +53,7 @@ export function addToken(s: Store, ttlSeconds: number, token?: string): string {
   const m = TOKEN_RE.exec(t);
   if (!m) throw new Error(`bad token ${t}`);
   s.tokens = s.tokens.filter((x) => x.id !== m[1]);
-  s.tokens.push({ id: m[1], secret: m[2], expires: ttlSeconds > 0 ? Date.now() + ttlSeconds * 1000 : null });
+  s.tokens.push({ id: m[1], secret: m[2], expires: ttlSeconds > 0 ? clockMs() + ttlSeconds * 1000 : null });
   return t;
 }
 
@@ -63,7 +63,7 @@ export function newCertificateKey(): string {
 
 /** Stores the kubeadm-certs Secret encrypted with `key` (the previous one is replaced). */
 export function uploadCerts(s: Store, key: string, ttlSeconds: number): void {
-  s.certs = { key, expires: Date.now() + ttlSeconds * 1000 };
+  s.certs = { key, expires: clockMs() + ttlSeconds * 1000 };
 }
 
 /** kubeadm's join hint, with its trailing space. */
@@ -172,7 +172,7 @@ export function resolveCriSocket(minor: number, criSocket: string | undefined): 
 
 /** klog-style warning line on stderr (kubeadm prints its warnings through klog). */
 export function klogWarning(file: string, msg: string): void {
-  const d = new Date();
+  const d = new Date(clockMs());
   const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
   const ts = `${pad(d.getMonth() + 1)}${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds() * 1000, 6)}`;
   process.stderr.write(`W${ts} ${String(process.pid).padStart(7)} ${file}] ${msg}\n`);

@@ -73,6 +73,8 @@ export function emptyDir(nodePath: string): void {
 export interface LabConfig {
   tokenTtlSeconds: number;
   certificateKeyTtlSeconds: number;
+  /** Added to the real time wherever the stand-ins read the time (see {@link clockMs}). */
+  clockOffsetSeconds: number;
   durations: Record<"init" | "join" | "upgradeApply" | "upgradeNode" | "drain" | "other", number>;
 }
 
@@ -88,6 +90,7 @@ export function labConfig(): LabConfig {
   return {
     tokenTtlSeconds: raw.tokenTtlSeconds ?? 86400,
     certificateKeyTtlSeconds: raw.certificateKeyTtlSeconds ?? 7200,
+    clockOffsetSeconds: raw.clockOffsetSeconds ?? 0,
     durations: {
       init: d.init ?? 0,
       join: d.join ?? 0,
@@ -97,6 +100,15 @@ export function labConfig(): LabConfig {
       other: d.other ?? 0,
     },
   };
+}
+
+/**
+ * The lab's clock, in milliseconds since the epoch: the real time plus config.json's
+ * `clockOffsetSeconds`, so a test moves time forward (a token's or a certificate key's lifetime) instead
+ * of sleeping past it. Durations the stand-ins wait for (step durations, `kubectl wait`) stay real.
+ */
+export function clockMs(): number {
+  return Date.now() + labConfig().clockOffsetSeconds * 1000;
 }
 
 /** Sleeps the configured duration of a step (zero by default; a benchmark sets them). */

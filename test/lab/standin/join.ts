@@ -4,7 +4,7 @@
  * joins need a controlPlaneEndpoint and an unexpired certificate key.
  */
 import { parse } from "yaml";
-import { compareVersions, exists, installedVersion, nodeName, parseCli, parseVersion, stepDuration, writeText } from "./common";
+import { clockMs, compareVersions, exists, installedVersion, nodeName, parseCli, parseVersion, stepDuration, writeText } from "./common";
 import { CONTROL_PLANE_TAINT, resolveCriSocket, kubeletStartPhase, newNode, TOKEN_RE } from "./cluster";
 import { criPreflightError, socketExists } from "./cri";
 import { controlPlaneFileChecks } from "./init";
@@ -83,7 +83,7 @@ export async function join(args: string[]): Promise<number> {
     throw phaseError(minor, "preflight", `couldn't validate the identity of the API Server: Get "https://${apiServer}/api/v1/namespaces/kube-public/configmaps/cluster-info?timeout=10s": dial tcp ${apiServer}: connect: connection refused`);
   }
   const [id, secret] = token.split(".");
-  const t = s.tokens.find((x) => x.id === id && (x.expires === null || x.expires > Date.now()));
+  const t = s.tokens.find((x) => x.id === id && (x.expires === null || x.expires > clockMs()));
   if (!t) throw phaseError(minor, "preflight", `couldn't validate the identity of the API Server: could not find a JWS signature in the cluster-info ConfigMap for token ID ${JSON.stringify(id)}`);
   if (t.secret !== secret) throw phaseError(minor, "preflight", "couldn't validate the identity of the API Server: failed to verify JWS signature of received cluster info object, can't trust this API Server");
   if (hashes.length > 0 && !hashes.includes(s.ca.hash)) {
@@ -117,7 +117,7 @@ export async function join(args: string[]): Promise<number> {
       );
     }
     const key = String((joinCfg.controlPlane as Obj).certificateKey ?? "");
-    if (!s.certs || s.certs.expires <= Date.now()) {
+    if (!s.certs || s.certs.expires <= clockMs()) {
       throw phaseError(
         minor,
         "control-plane-prepare/download-certs",

@@ -5,7 +5,7 @@
  */
 import * as fs from "fs";
 import { parse } from "yaml";
-import { Fail, parseGoDuration, stepDuration } from "./common";
+import { Fail, clockMs, parseGoDuration, stepDuration } from "./common";
 import { goYaml } from "./kubeadmconfig";
 import { jsonpath } from "./jsonpath";
 import { ConfigMapObject, NodeObject, readStore, setDrainBlock, Store, updateStore } from "./store";
@@ -85,7 +85,7 @@ function output(obj: unknown, format: string | undefined, table: () => string): 
 }
 
 function age(ts: string): string {
-  const s = Math.max(0, Math.floor((Date.now() - Date.parse(ts)) / 1000));
+  const s = Math.max(0, Math.floor((clockMs() - Date.parse(ts)) / 1000));
   if (s < 120) return `${s}s`;
   if (s < 7200) return `${Math.floor(s / 60)}m`;
   if (s < 172800) return `${Math.floor(s / 3600)}h`;

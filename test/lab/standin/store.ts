@@ -7,7 +7,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import { labDir } from "./common";
+import { clockMs, labDir } from "./common";
 import { withFlock } from "./lock";
 
 export interface Taint {
@@ -108,7 +108,7 @@ export function nextRevision(s: Store): string {
 }
 
 export function now(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  return new Date(clockMs()).toISOString().replace(/\.\d+Z$/, "Z");
 }
 
 export const CRI_SOCKET_ANNOTATION = "kubeadm.alpha.kubernetes.io/cri-socket";

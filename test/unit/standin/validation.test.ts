@@ -117,7 +117,7 @@ describe("versions and repeated runs", () => {
 describe("join", () => {
   test("tokens expire, CA hashes are checked, joining twice is refused", async () => {
     const l = await lab();
-    l.setConfig({ tokenTtlSeconds: 2 });
+    l.setConfig({ tokenTtlSeconds: 600 });
     const cp = await l.node("cp1", "v1.33.2");
     const w = await l.node("w1", "v1.33.2");
     expect((await cp.kubeadm("init", "--config", cp.config("i.yaml", initConfig({ version: "v1.33.2", name: "cp1" })))).code).toBe(0);
@@ -126,7 +126,8 @@ describe("join", () => {
     const badHash = await w.kubeadm("join", "--config", w.config("j.yaml", joinConfig({ name: "w1", ...j, hash: `sha256:${"0".repeat(64)}` })));
     expect(badHash.code).toBe(1);
     expect(badHash.stderr).toContain(`cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${j.hash}" are pinned`);
-    await new Promise((r) => setTimeout(r, 2100));
+    // The lab's clock 20 minutes on: the 10-minute token expired, the 1-hour one did not.
+    l.setConfig({ tokenTtlSeconds: 600, clockOffsetSeconds: 1200 });
     const expired = await w.kubeadm("join", "--config", w.config("j.yaml", joinConfig({ name: "w1", ...j })));
     expect(expired.code).toBe(1);
     expect(expired.stderr).toContain(`error execution phase preflight: couldn't validate the identity of the API Server: could not find a JWS signature in the cluster-info ConfigMap for token ID "${j.token.split(".")[0]}"`);
@@ -137,7 +138,7 @@ describe("join", () => {
     const twice = await w.kubeadm("join", "--config", w.config("j.yaml", joinConfig({ name: "w1", ...longLived })));
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain("[ERROR FileAvailable--etc-kubernetes-kubelet.conf]: /etc/kubernetes/kubelet.conf already exists");
-  }, 30000);
+  }, 120_000);
 
   test("control-plane join needs a controlPlaneEndpoint", async () => {
     const l = await lab();
@@ -153,7 +154,7 @@ describe("join", () => {
 
   test("control-plane join: certificate key must exist, match and be unexpired", async () => {
     const l = await lab();
-    l.setConfig({ certificateKeyTtlSeconds: 2 });
+    l.setConfig({ certificateKeyTtlSeconds: 600 });
     const cp = await l.node("cp1", "v1.34.1");
     const cp2 = await l.node("cp2", "v1.34.1");
     const cp3 = await l.node("cp3", "v1.34.1");
@@ -176,9 +177,10 @@ describe("join", () => {
     expect(cp2.exists("/etc/kubernetes/manifests/kube-apiserver.yaml")).toBe(true);
     expect(cp2.exists("/etc/kubernetes/super-admin.conf")).toBe(false);
     expect(l.store().nodes.cp2.spec.taints).toEqual([{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }]);
-    await new Promise((r) => setTimeout(r, 2100));
+    // The lab's clock 20 minutes on: the 10-minute certificate key expired.
+    l.setConfig({ certificateKeyTtlSeconds: 600, clockOffsetSeconds: 1200 });
     const late = await cp3.kubeadm("join", "--config", cp3.config("j.yaml", joinConfig({ name: "cp3", ...j, certificateKey: key })));
     expect(late.code).toBe(1);
     expect(late.stderr).toContain('Secret "kubeadm-certs" was not found');
-  }, 30000);
+  }, 120_000);
 });
