@@ -6,7 +6,7 @@
  * store): `kubectl delete node <name>` does that.
  *
  * The CRI socket, before anything else (kubeadm's newResetData, checked in source): `--cri-socket`;
- * else, from 1.32, when /etc/kubernetes/admin.conf gives a client (control-plane nodes), this node's
+ * else, when /etc/kubernetes/admin.conf gives a client (control-plane nodes), this node's
  * socket as the cluster records it (annotation or instance config, as upgrade finds it); else
  * kubeadm's detection, which fails with "found multiple CRI endpoints" on a node with two runtimes.
  */
@@ -26,8 +26,7 @@ import { kubeadmError, nodeLocalCriSocket } from "./versions";
  * UNVERIFIED: the warning's wording past its prefix.
  */
 async function socketFromCluster(minor: number): Promise<string | undefined> {
-  // 1.31 fetches the cluster configuration without the node registration, so it always detects.
-  if (minor <= 31 || !exists("/etc/kubernetes/admin.conf")) return undefined;
+  if (!exists("/etc/kubernetes/admin.conf")) return undefined;
   const s = await readStore();
   const cm = s.configMaps["kube-system/kubeadm-config"];
   const node = registeredNodeName();

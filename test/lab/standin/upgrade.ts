@@ -102,17 +102,21 @@ export function findSocket(minor: number, gateOn: boolean, annotation: string | 
 
 /**
  * This node's name and CRI socket as `upgrade apply|node` fetch them before any phase runs
- * (FetchInitConfigurationFromCluster), with their error wrapping.
+ * (FetchInitConfigurationFromCluster), with their error wrapping. kubeadm 1.31's `upgrade node` on a
+ * worker fetches no node registration at all (newControlPlane = !isControlPlaneNode), so it needs no
+ * annotation: the socket is then unknown (and unused).
  */
 async function nodeRegistration(minor: number, gates: Record<string, boolean>, isApply: boolean): Promise<{ node: string; socket: string }> {
   const node = registeredNodeName();
   if (!node) throw kubeadmError(minor, "couldn't get the node name from /etc/kubernetes/kubelet.conf: open /etc/kubernetes/kubelet.conf: no such file or directory"); // UNVERIFIED
+  if (minor <= 31 && !isApply && !exists("/etc/kubernetes/manifests/kube-apiserver.yaml")) return { node, socket: "" };
   const annotation = (await readStore()).nodes[node]?.metadata.annotations[CRI_SOCKET_ANNOTATION];
   try {
     return { node, socket: findSocket(minor, nodeLocalCriSocket(minor, gates), annotation, node) };
   } catch (e) {
     const why = `failed to get node registration: ${(e as Error).message}`;
-    throw kubeadmError(minor, isApply ? `[upgrade] FATAL: ${why}` : `unable to fetch the kubeadm-config ConfigMap: ${why}`);
+    const applyPrefix = minor <= 31 ? "[upgrade/init config] FATAL" : "[upgrade] FATAL";
+    throw kubeadmError(minor, isApply ? `${applyPrefix}: ${why}` : `unable to fetch the kubeadm-config ConfigMap: ${why}`);
   }
 }
 

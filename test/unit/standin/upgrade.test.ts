@@ -236,6 +236,18 @@ test("1.35 post-upgrade fails on a flags file that holds no flags (what a gate-o
   expect(r.stdout).toContain("[upgrade/kubelet-config] The kubelet configuration for this node was successfully upgraded!");
 }, 60000);
 
+test("1.31 upgrade node on a worker reads no annotation (no node registration fetched); on a control-plane node it must", async () => {
+  const { cp, w } = await cluster("v1.31.4");
+  await cp.kubectl("annotate", "node", "w1", `${ANNOTATION}-`);
+  await cp.kubectl("annotate", "node", "cp1", `${ANNOTATION}-`);
+  const r = await w.kubeadm("upgrade", "node");
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  const c = await cp.kubeadm("upgrade", "node");
+  expect(c.code).toBe(1);
+  expect(c.stderr).toContain("unable to fetch the kubeadm-config ConfigMap: failed to get node registration: node cp1 doesn't have kubeadm.alpha.kubernetes.io/cri-socket annotation");
+}, 60000);
+
 test("1.32 with the gate on and no annotation or instance config: kubeadm's error, before any phase", async () => {
   const { cp, w } = await cluster("v1.31.4");
   await cp.kubectl("annotate", "node", "w1", `${ANNOTATION}-`);
