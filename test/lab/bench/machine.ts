@@ -18,16 +18,21 @@ export interface Machine {
   commit: string;
 }
 
+function gitCommit(): string {
+  try {
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "components", "index.ts", "program.ts"], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+    return dirty ? `${commit} (components/ or the program modified)` : commit;
+  } catch {
+    return "unknown (not a git checkout)";
+  }
+}
+
 /** Describes this machine and checkout now. */
 export function machine(): Machine {
-  let commit = "unknown";
-  try {
-    commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "components", "index.ts", "program.ts"], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
-    if (dirty) commit += " (components/ or the program modified)";
-  } catch {
-    // not a git checkout
-  }
+  // BENCH_COMMIT names the commit when the bench runs from a copy outside git (an export of a commit,
+  // so that uncommitted work in the checkout does not land in the figures).
+  const commit = process.env["BENCH_COMMIT"] ?? gitCommit();
   return {
     date: new Date().toISOString(),
     cpus: os.availableParallelism(),

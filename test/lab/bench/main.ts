@@ -35,6 +35,11 @@ async function main(): Promise<void> {
       calibration_samples_per_run: CALIBRATION_SAMPLES,
     },
   };
+  const dir = join(REPO_ROOT, "tmp", "bench");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `bench-${result.machine.date.replace(/[:.]/g, "-")}.json`);
+  // Saved after each part, so a later failure keeps what was measured.
+  const save = (): void => writeFileSync(file, JSON.stringify(result, null, 2) + "\n");
   if (o.only.some((s) => s !== "eval")) {
     const reps: Repetition[] = [];
     try {
@@ -44,13 +49,16 @@ async function main(): Promise<void> {
     }
     Object.assign(result, clusterResult(reps, FROM));
     if (!o.only.includes("provision")) delete result.provision;
+    save();
   }
-  if (o.only.includes("eval")) result.eval = await runEval(o.evalSizes, o.runs, say);
-
-  const dir = join(REPO_ROOT, "tmp", "bench");
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `bench-${result.machine.date.replace(/[:.]/g, "-")}.json`);
-  writeFileSync(file, JSON.stringify(result, null, 2) + "\n");
+  if (o.only.includes("eval")) {
+    try {
+      result.eval = await runEval(o.evalSizes, o.runs, say);
+    } catch (e) {
+      result.eval_error = e instanceof Error ? e.message : String(e);
+    }
+  }
+  save();
   process.stdout.write(renderReport(result) + `full result: ${file}\n`);
   if (o.json) process.stdout.write(JSON.stringify(result) + "\n");
 }

@@ -69,5 +69,6 @@ export function renderReport(r: BenchResult): string {
       "",
     );
   }
+  if (r.eval_error) out.push(`program evaluation failed: ${r.eval_error}`, "");
   return out.join("\n");
 }

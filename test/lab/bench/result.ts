@@ -57,6 +57,8 @@ export interface BenchResult {
     standin_call_tsx_s: number;
   };
   eval?: EvalFigures;
+  /** Why the evaluation scenario could not be measured (the cluster figures stand). */
+  eval_error?: string;
 }
 
 const COUNTED = "Accepted publickey lines in each node's sshd.log (LogLevel VERBOSE), one per SSH connection";
