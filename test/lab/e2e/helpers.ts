@@ -66,7 +66,7 @@ export function writeStack(name: string, version: string, nodes: TestNode[], ext
   return file;
 }
 
-/** Start (replacing any) e2e lab for a stack file, with stand-in durations; new machines, so no stack state. */
+/** Start (replacing any) e2e lab for a stack file, with stand-in durations and the lab's clock at real time; new machines, so no stack state. */
 export async function labUp(stackFile: string, durations: Record<string, number> = {}): Promise<void> {
   await startLab({ spec: readStackFile(stackFile), labDir: LAB_DIR, ifRunning: "replace" });
   const p = pulumiPaths(LAB_DIR);
@@ -74,7 +74,18 @@ export async function labUp(stackFile: string, durations: Record<string, number>
   const configPath = join(LAB_DIR, "config.json");
   const config = JSON.parse(readFileSync(configPath, "utf8"));
   config.durations = { ...config.durations, ...durations };
+  config.clockOffsetSeconds = 0;
   writeFileSync(configPath, JSON.stringify(config, null, 2));
+}
+
+/**
+ * Moves the lab's clock to `seconds` past the real time, for the stand-ins and for the Pulumi program of
+ * every later {@link run} (e2e/clock.cjs): what a test does instead of sleeping past a lifetime.
+ */
+export function setLabClock(seconds: number): void {
+  const configPath = join(LAB_DIR, "config.json");
+  const config = JSON.parse(readFileSync(configPath, "utf8"));
+  writeFileSync(configPath, JSON.stringify({ ...config, clockOffsetSeconds: seconds }, null, 2));
 }
 
 export async function labDown(): Promise<void> {
@@ -120,6 +131,9 @@ async function labCommand(stackFile: string, mode: Mode, opts: RunOptions): Prom
   mkdirSync(dir, { recursive: true });
   const record = join(dir, `${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
   const args = [
+    // The lab's clock (config.json clockOffsetSeconds) in the program's process too.
+    "--require",
+    join(__dirname, "clock.cjs"),
     "--import",
     `file://${join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")}`,
     join(REPO_ROOT, "test", "lab", "cli.ts"),
