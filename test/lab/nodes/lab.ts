@@ -18,6 +18,7 @@ import type { StandinLauncher } from "./wrappers";
 export const DEFAULT_CONFIG = {
   tokenTtlSeconds: 86400,
   certificateKeyTtlSeconds: 7200,
+  clockOffsetSeconds: 0,
   durations: { init: 0, join: 0, upgradeApply: 0, upgradeNode: 0, drain: 0, other: 0 },
 };
 
