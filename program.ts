@@ -7,8 +7,8 @@
  * own secret key (`sshPrivateKey`): requireObject would decrypt a nested secure value without marking it
  * secret.
  *
- * The version the cluster runs now is read from this stack's own last outputs (a StackReference to
- * itself), so a preview can refuse a skipped minor or a downgrade and say "from X to Y".
+ * The component needs nothing from the stack's last outputs: it keeps its own record in the state and
+ * decides on the nodes and in the cluster what is new and what is already at the target.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Cluster, type NodeArgs, type Networking } from "./components";
@@ -16,7 +16,6 @@ import { Cluster, type NodeArgs, type Networking } from "./components";
 /** Builds the stack's Cluster from config; resolves with the stack outputs. */
 export async function clusterProgram(): Promise<Record<string, unknown>> {
   const config = new pulumi.Config();
-  const self = new pulumi.StackReference(`${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`);
 
   const cluster = new Cluster(config.get("clusterName") ?? "kubeadm", {
     kubernetesVersion: config.require("kubernetesVersion"),
@@ -37,8 +36,6 @@ export async function clusterProgram(): Promise<Record<string, unknown>> {
     drainGracePeriodSeconds: config.getNumber("drainGracePeriodSeconds"),
     installCommand: config.get("installCommand"),
     kubernetesProvider: config.getBoolean("kubernetesProvider"),
-    currentKubernetesVersion: self.getOutput("kubernetesVersion") as pulumi.Output<string | undefined>,
-    joined: self.getOutput("joined") as pulumi.Output<Record<string, string> | undefined>,
   });
 
   return {
@@ -48,9 +45,7 @@ export async function clusterProgram(): Promise<Record<string, unknown>> {
     nodes: cluster.nodes,
     /** The ordered steps, in plain words. */
     plan: cluster.plan,
-    /** Per joined node, the join attempt that made it (so a failed join gets fresh material next time). */
-    joined: cluster.joined,
-    /** The version this deployment asked for; the next run's "from" version. */
+    /** The version this deployment asked for. */
     kubernetesVersion: cluster.kubernetesVersion,
   };
 }

@@ -106,17 +106,4 @@ export interface ClusterArgs {
    * Provider is registered, at preview) or where the program makes its own Provider from `kubeconfig`.
    */
   kubernetesProvider?: boolean;
-  /**
-   * The version the cluster runs now, when known (the root program reads it from this stack's last
-   * outputs). Used at preview: a skipped minor or a downgrade is refused, and the plan says "from X to Y".
-   */
-  currentKubernetesVersion?: pulumi.Input<string | undefined>;
-  /**
-   * This component's `joined` output from the last successful run (the root program reads it from the
-   * stack's last outputs). A node missing from it gets join material made within the current window
-   * (half the shortest lifetime: `joinTokenTtl`, and 2 h for a certificate key) until its join is
-   * recorded: a re-run soon after a failure reuses still-valid material, and a join retried hours later
-   * is never handed an expired token or certificate key. Unset: every node counts as not yet joined.
-   */
-  joined?: pulumi.Input<Record<string, string> | undefined>;
 }

@@ -10,13 +10,13 @@ import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
 import { buildPlan, type Step } from "../plan/steps";
 import { describePlan } from "../plan/describe";
 import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
-import { checkUpgrade, parseKubernetesVersion } from "../kubeadm/version";
-import { durationSeconds } from "../kubeadm/duration";
 import type { StepScripts } from "../scripts/types";
 import { DEFAULT_INSTALL_COMMAND } from "../scripts/install";
 import type { RunValues, StepContext, StepSettings } from "../steps/kind";
 import { stepCommand } from "./command";
 import { nodeConnection } from "./connection";
+import { records } from "./records";
+import { checkInitNode, planTransitions } from "./transitions";
 import type { ClusterArgs, NodeArgs } from "./args";
 
 /** Per-node status, an output of the component. */
@@ -113,11 +113,12 @@ export class Cluster extends pulumi.ComponentResource {
   public readonly provider: k8s.Provider | undefined;
   /** Per-node status: name, role, resolved CRI endpoint, node-local or not. */
   public readonly nodes: pulumi.Output<NodeStatus[]>;
-  /** The ordered steps in plain words, known at preview time (fails the preview on a version step kubeadm refuses). */
+  /**
+   * The ordered steps in plain words, known at preview time, then at preview what the plan does to nodes
+   * of the last `up` (removals, runtime switches). Fails the preview on a version step kubeadm refuses.
+   */
   public readonly plan: pulumi.Output<string[]>;
-  /** Per joined node, the id of the join attempt that made it; read back as `joined` by the next run. */
-  public readonly joined: pulumi.Output<Record<string, string>>;
-  /** The version this program asks for, `v1.34.2`; read back as `currentKubernetesVersion` by the next run. */
+  /** The version this program asks for, `v1.34.2`. */
   public readonly kubernetesVersion: pulumi.Output<string>;
   /** The validated cluster (plain values). */
   public readonly spec: ValidCluster;
@@ -128,8 +129,12 @@ export class Cluster extends pulumi.ComponentResource {
     const steps = buildPlan(cluster, planOptions);
     const settings = stepSettings(args);
     const validNode = new Map<string, ValidNode>(cluster.nodes.map((n) => [n.name, n]));
+    const resourceName = (id: string) => `${name}-${id}`;
     const contexts = new Map<string, StepContext>(
-      steps.map((step) => [step.id, { cluster, node: validNode.get(step.node) as ValidNode, step, settings }]),
+      steps.map((step) => [
+        step.id,
+        { cluster, node: validNode.get(step.node) as ValidNode, step, settings, owner: resourceName(step.id), resourceName },
+      ]),
     );
     // Render every script before anything is registered: option errors surface here, not midway. (Kinds
     // whose scripts use the node's endpoint are rendered again below once the prepare step reported it.)
@@ -153,28 +158,23 @@ export class Cluster extends pulumi.ComponentResource {
       }
     }
     const cp1Name = (cluster.controlPlane[0] as ValidNode).name;
-    // Join material is made anew until the node's join is recorded (see `joined`): a join retried after
-    // a failure never gets material that expired in the meantime.
-    // A node not recorded as joined gets material made in the current time window: half the shortest
-    // lifetime (token: joinTokenTtl; certificate key: 2 h), so a re-run soon after a failure reuses
-    // material that is still valid, and a later one gets new material.
-    const windowSeconds = Math.max(1, Math.floor(Math.min(durationSeconds(settings.joinTokenTtl) ?? 7200, 7200) / 2));
-    const thisRun = `w${windowSeconds}-${Math.floor(Date.now() / 1000 / windowSeconds)}`;
-    const previouslyJoined = pulumi.output(args.joined);
-    const joinAttempt = (node: string) => previouslyJoined.apply((j) => j?.[node] ?? thisRun);
-    // The rollout's one-at-a-time line holds for nodes that were in the cluster at the last successful
-    // run (the first control-plane node: whenever there was one); a new node's steps follow its join.
-    const dependencies = (step: Step): pulumi.Input<pulumi.Resource[]> => {
-      const get = (ids: string[]) => ids.map((id) => commands.get(id) as command.remote.Command);
-      if (step.rolloutAfter === undefined) return get(step.after);
-      const chain = step.rolloutAfter;
-      return previouslyJoined.apply((j) =>
-        j !== undefined && (step.node === cp1Name || step.node in j) ? get([...step.after, ...chain]) : get(step.after),
-      );
-    };
+    const connection = (node: string) => nodeConnection(nodeArgs.get(node) as NodeArgs, args.ssh);
+
+    // What the last `up` recorded (in the state, read back through the engine): the init node, and at
+    // preview the members and version. Every step waits for this check; a failed check registers nothing.
+    const recorded = records(this, name, cluster, connection(cp1Name));
+    const transitions = recorded.lastMembers.apply((last) => planTransitions(cluster, last));
+    const guard = pulumi.all([recorded.initNode, transitions]).apply(([initNode, t]) => {
+      checkInitNode(name, cluster, initNode);
+      if (pulumi.runtime.isDryRun()) for (const line of t.warnings) pulumi.log.warn(line, this);
+      return true;
+    });
+
     const commands = new Map<string, command.remote.Command>();
     const endpoints = new Map<string, pulumi.Output<string>>();
     const out = (id: string) => (commands.get(id) as command.remote.Command).stdout;
+    const dependencies = (step: Step): pulumi.Input<pulumi.Resource[]> =>
+      guard.apply(() => step.after.map((id) => commands.get(id) as command.remote.Command));
 
     // The component only loops over the plan: what a step reads, runs and deletes is its kind's.
     for (const step of steps) {
@@ -182,9 +182,8 @@ export class Cluster extends pulumi.ComponentResource {
       const ctx = contexts.get(step.id) as StepContext;
       const endpoint = endpoints.get(step.node) as pulumi.Output<string>;
       const reads = kind.stdin?.reads?.(ctx) ?? [];
-      const values = pulumi.all([endpoint, joinAttempt(step.node), ...reads.map(out)]).apply(([ep, attempt, ...outs]): RunValues => ({
+      const values = pulumi.all([endpoint, ...reads.map(out)]).apply(([ep, ...outs]): RunValues => ({
         endpoint: ep as string,
-        joinAttempt: attempt as string,
         stdout: (id) => {
           const i = reads.indexOf(id);
           if (i < 0) throw new Error(`${step.id}: reads ${id}, which its kind does not name in stdin.reads`);
@@ -195,19 +194,19 @@ export class Cluster extends pulumi.ComponentResource {
       const stdin = stdinSpec === undefined ? undefined : values.apply((v) => stdinSpec.render(ctx, v));
       const early = scripts.get(step.id) as StepScripts;
       const resolved = kind.scriptsUseEndpoint ? endpoint.apply((ep) => kind.scripts(ctx, ep)) : undefined;
-      const triggers = kind.triggers;
       const cmd = stepCommand(this, name, {
         step,
         scripts: resolved
-          ? { create: resolved.apply((x) => x.create), update: resolved.apply((x) => x.update ?? x.create), ...(early.delete !== undefined ? { delete: resolved.apply((x) => x.delete as string) } : {}) }
+          ? {
+              create: resolved.apply((x) => x.create),
+              update: resolved.apply((x) => x.update ?? x.create),
+              ...(early.delete !== undefined ? { delete: resolved.apply((x) => x.delete as string) } : {}),
+            }
           : early,
-        connection: nodeConnection(nodeArgs.get(step.runsOn) as NodeArgs, args.ssh),
+        connection: connection(step.runsOn),
         ...(stdin !== undefined ? { stdin: stdinSpec?.secret ? pulumi.secret(stdin) : stdin } : {}),
         secretOutput: kind.secretOutput === true,
         dataOutput: kind.dataOutput,
-        ...(triggers !== undefined
-          ? { triggers: joinAttempt(step.node).apply((attempt) => triggers(ctx, { endpoint: "", stdout: () => "", joinAttempt: attempt })) }
-          : {}),
         dependsOn: dependencies(step),
         // kubeadm init/join run once: a later change of their configuration (a new version, new join
         // material, kubeletExtraArgs or taints of a joined node) changes nothing and is not an update.
@@ -232,15 +231,10 @@ export class Cluster extends pulumi.ComponentResource {
       ),
     );
     this.kubernetesVersion = pulumi.output(cluster.version.text);
-    const joins = steps.filter((st) => st.action === "join");
-    // Known only once every join succeeded: a failed run does not record its attempts.
-    this.joined = pulumi
-      .all(joins.map((st) => pulumi.all([joinAttempt(st.node), out(st.id)]).apply(([attempt]) => [st.node, attempt] as const)))
-      .apply((pairs) => Object.fromEntries(pairs));
-    this.plan = pulumi.output(args.currentKubernetesVersion).apply((current) => {
-      if (current) checkUpgrade(parseKubernetesVersion(current), cluster.version);
-      return describePlan(name, buildPlan(cluster, { ...planOptions, fromVersion: current ? parseKubernetesVersion(current).text : undefined }));
-    });
-    this.registerOutputs({ kubeconfig: this.kubeconfig, nodes: this.nodes, plan: this.plan, kubernetesVersion: this.kubernetesVersion, joined: this.joined });
+    this.plan = transitions.apply((t) => [
+      ...describePlan(name, buildPlan(cluster, { ...planOptions, fromVersion: t.fromVersion })),
+      ...t.warnings,
+    ]);
+    this.registerOutputs({ kubeconfig: this.kubeconfig, nodes: this.nodes, plan: this.plan, kubernetesVersion: this.kubernetesVersion });
   }
 }

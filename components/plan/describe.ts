@@ -13,8 +13,7 @@ import type { Step } from "./steps";
 export function describePlan(cluster: string, steps: Step[]): string[] {
   return steps.map((s, i) => {
     const where = s.runsOn !== s.node ? `on ${s.runsOn}, ` : "";
-    const rollout = s.rolloutAfter ? `${s.after.length > 0 ? "; " : ""}if already in the cluster, after ${s.rolloutAfter.join(", ")}` : "";
-    const after = s.after.length > 0 || rollout ? `${s.after.length > 0 ? `after ${s.after.join(", ")}` : ""}${rollout}` : "no dependency";
+    const after = s.after.length > 0 ? `after ${s.after.join(", ")}` : "no dependency";
     return `${i + 1}. ${cluster}-${s.id} (${where}${after}): ${s.summary}`;
   });
 }
@@ -28,7 +27,7 @@ export function checkPlanOrder(steps: Step[]): void {
   const seen = new Set<string>();
   for (const s of steps) {
     if (seen.has(s.id)) throw new Error(`plan: step ${s.id} appears twice`);
-    for (const a of [...s.after, ...(s.rolloutAfter ?? [])]) {
+    for (const a of s.after) {
       if (!seen.has(a)) throw new Error(`plan: step ${s.id} runs after ${a}, which is not an earlier step`);
     }
     seen.add(s.id);

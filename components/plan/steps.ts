@@ -27,7 +27,11 @@ export interface PlanOptions {
   maxConcurrentJoins?: number;
   /** Workers cordoned/upgraded/migrated at the same time, at most. Default 1. */
   maxUnavailableWorkers?: number;
-  /** The version the cluster runs now, when known (the stack's last outputs); undefined for a new cluster. */
+  /**
+   * The version the cluster ran at the last `pulumi up`, when the component knows it (its own record in
+   * the state, read at preview); only for the plan's words (`v1.33.2 to v1.34.2`). The order never
+   * depends on it.
+   */
   fromVersion?: string;
 }
 
@@ -38,25 +42,25 @@ function wholeNumber(name: string, value: number, min: number): number {
 
 /**
  * The plan of the cluster, in an order that respects every `after`. One plan serves a new cluster, a
- * growing one, an upgrade and a gate toggle: every step is idempotent and does nothing when its node is
- * already as wanted, and a changed version or gate changes the inputs of exactly the steps that must
- * run again (never their `triggers`: nothing is replaced).
+ * growing one, an upgrade and a gate toggle: every step is idempotent and decides on its node (or in
+ * the cluster) whether there is anything to do, and a changed version or gate changes the inputs of
+ * exactly the steps that must run again (never their `triggers`: nothing is replaced). The order is
+ * the same whatever the caller passes or the stack recorded, in kubeadm's documented order:
  *
- * Provisioning:
- * 1. `prepare` on every node, with no dependency (they overlap with everything before init);
- * 2. `init` on the first control-plane node, then `kubeconfig` there;
- * 3. each other control-plane node: `join-token` (fresh join material, made on the first control-plane
- *    node) then `join`, one node after another (kubeadm adds control-plane members one at a time);
- * 4. workers after the last control-plane join, side by side, at most `maxConcurrentJoins` at once;
- *    their tokens (no certificate key) are made right after init, off that chain.
+ * 1. `prepare` on every node, with no dependency (they overlap; they change nothing);
+ * 2. the first control-plane node: `init` (once), `cluster-config-read` and `cluster-config` (featureGates
+ *    in the kubeadm-config ConfigMap), then its rollout unit: `upgrade` (`kubeadm upgrade apply`, before
+ *    anything else in the cluster upgrades), `kubelet-files`, `node-metadata`; then `kubeconfig` (read
+ *    after the upgrade, which renews the admin certificate);
+ * 3. each other control-plane node, one at a time, each after the previous one's unit: `join-token`
+ *    (made on the first control-plane node), `join` (once), then its unit (`kubeadm upgrade node`): a
+ *    control-plane node added in the same `up` as a version change joins a control plane already at
+ *    the target;
+ * 4. workers after the last control-plane unit: `join-token`, `join` (at most `maxConcurrentJoins` at
+ *    once), then their units, at most `maxUnavailableWorkers` at once: `drain`, `upgrade`,
+ *    `kubelet-files`, `node-metadata` (uncordon).
  *
- * Rollout (runs for real only when the version or the gate changes; on a new node each step only
- * records and reports):
- * 5. `cluster-config-read` then `cluster-config` on the first control-plane node: featureGates in the
- *    kubeadm-config ConfigMap (optimistic concurrency);
- * 6. node by node, control-plane nodes one at a time, then workers at most `maxUnavailableWorkers` at
- *    once (this line, `rolloutAfter`, holds for nodes already in the cluster; a new node's steps follow
- *    its own join): `drain` (workers), `upgrade`, `kubelet-files`, `node-metadata`.
+ * On a node that is already as wanted (a new node joins at the target) every unit step does nothing.
  *
  * @throws Error when the cluster has no control-plane node or an option is not a whole number >= 1.
  */
@@ -68,9 +72,9 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   const cp1 = first.name;
   const to = cluster.version.text;
   const from = options.fromVersion;
-  const change = from !== undefined && from !== to ? `${from} to ${to}` : `at ${to}`;
+  const change = from !== undefined && from !== to ? `${from} to ${to}` : `to ${to}`;
   const steps: Step[] = [];
-  const add = (node: ValidNode, runsOn: string, kind: StepKind, after: string[], rolloutAfter?: string[]) =>
+  const add = (node: ValidNode, runsOn: string, kind: StepKind, after: string[]): string => {
     steps.push({
       id: stepId(node.name, kind.action),
       node: node.name,
@@ -79,55 +83,42 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       kind,
       after,
       summary: kind.summary({ cluster, node, firstControlPlane: cp1, change }),
-      ...(rolloutAfter?.length ? { rolloutAfter } : {}),
     });
+    return stepId(node.name, kind.action);
+  };
+  /** A node's rollout unit after `after`; returns the id of its last step. */
+  const unit = (node: ValidNode, after: string[]): string => {
+    let start = after;
+    if (node.role === "worker") start = [add(node, cp1, drain, start)];
+    const upgraded = add(node, node.name, upgrade, start);
+    const files = add(node, node.name, kubeletFiles, [upgraded]);
+    return add(node, cp1, nodeMetadata, [files]);
+  };
 
   for (const node of cluster.nodes) add(node, node.name, prepare, []);
-  add(first, cp1, init, [stepId(cp1, "prepare")]);
-  add(first, cp1, kubeconfig, [stepId(cp1, "init")]);
+  const made = add(first, cp1, init, [stepId(cp1, "prepare")]);
+  const read = add(first, cp1, clusterConfigRead, [made]);
+  const configured = add(first, cp1, clusterConfig, [read]);
+  let last = unit(first, [configured]);
+  add(first, cp1, kubeconfig, [last]);
 
-  let previous = stepId(cp1, "init");
   for (const node of cluster.controlPlane.slice(1)) {
-    add(node, cp1, joinToken, [previous]);
-    add(node, node.name, join, [stepId(node.name, "prepare"), stepId(node.name, "join-token")]);
-    previous = stepId(node.name, "join");
+    const material = add(node, cp1, joinToken, [last]);
+    const joined = add(node, node.name, join, [stepId(node.name, "prepare"), material]);
+    last = unit(node, [joined]);
   }
-  // A worker's token (no certificate key) can be made as soon as the cluster exists, off the chain of
-  // control-plane joins; the join itself waits for that chain and for the join window.
+  const controlPlaneDone = last;
   cluster.workers.forEach((node, i) => {
-    add(node, cp1, joinToken, [stepId(cp1, "init")]);
-    const waitFor = cluster.workers[i - joinWindow];
-    add(node, node.name, join,
-      [stepId(node.name, "prepare"), stepId(node.name, "join-token"), previous, ...(waitFor !== undefined ? [stepId(waitFor.name, "join")] : [])]);
-  });
-
-  add(first, cp1, clusterConfigRead, [stepId(cp1, "init")]);
-  add(first, cp1, clusterConfig, [stepId(cp1, "cluster-config-read")]);
-
-  const unitEnd = (name: string) => stepId(name, "node-metadata");
-  const unit = (node: ValidNode, after: string[], rolloutAfter: string[]) => {
-    const made = node.name === cp1 ? stepId(cp1, "init") : stepId(node.name, "join");
-    let start = [made, ...after];
-    let chain = rolloutAfter;
-    if (node.role === "worker") {
-      add(node, cp1, drain, start, chain);
-      start = [stepId(node.name, "drain")];
-      chain = [];
-    }
-    add(node, node.name, upgrade, start, chain);
-    add(node, node.name, kubeletFiles, [stepId(node.name, "upgrade")]);
-    add(node, cp1, nodeMetadata, [stepId(node.name, "kubelet-files")]);
-  };
-  unit(first, [stepId(cp1, "cluster-config")], []);
-  let last = unitEnd(cp1);
-  for (const node of cluster.controlPlane.slice(1)) {
-    unit(node, [], [last]);
-    last = unitEnd(node.name);
-  }
-  const lastControlPlane = last;
-  cluster.workers.forEach((node, i) => {
-    const waitFor = cluster.workers[i - workerWindow];
-    unit(node, [], [lastControlPlane, ...(waitFor !== undefined ? [unitEnd(waitFor.name)] : [])]);
+    const material = add(node, cp1, joinToken, [controlPlaneDone]);
+    const waitJoin = cluster.workers[i - joinWindow];
+    const joined = add(node, node.name, join, [
+      stepId(node.name, "prepare"),
+      material,
+      controlPlaneDone,
+      ...(waitJoin !== undefined ? [stepId(waitJoin.name, "join")] : []),
+    ]);
+    const waitUnit = cluster.workers[i - workerWindow];
+    unit(node, [joined, ...(waitUnit !== undefined ? [stepId(waitUnit.name, "node-metadata")] : [])]);
   });
   return steps;
 }

@@ -20,46 +20,93 @@ function resetCommand(criSocket: string): string {
   return `kubeadm reset -f --cri-socket ${shellQuote(criSocket)} >&2`;
 }
 
-function resetScript(node: string, action: "init" | "join", criSocket: string): string {
-  return renderScript(node, [
-    `if [ -e /etc/kubernetes/kubelet.conf ] || [ -e /etc/kubernetes/admin.conf ] || [ -d "$PK_STATE_DIR/run/${action}" ]; then`,
-    `  ${resetCommand(criSocket)}`,
+/** What `kubeadmOnceScripts` needs. */
+export interface KubeadmOnceInput {
+  node: string;
+  action: "init" | "join";
+  /** Keep the configuration file after success (init's holds no secret; join's does). */
+  keepConfig: boolean;
+  /** The node's normalised CRI endpoint (declared, or detected by the prepare step). */
+  criSocket: string;
+  /** The version the cluster is made or joined at, `v1.34.2`: recorded on the node after success. */
+  version: string;
+  /** The step id: the scope of the ownership claim (`owners/<scope>`). */
+  scope: string;
+  /** The resource's logical name, `<cluster>-<step id>`: the owner the claim names. */
+  owner: string;
+  /**
+   * join: the resource that made the join material (`<cluster>-<node>-join-token`). The configuration
+   * on stdin then starts with `# pulumi-kubeadm: join material valid until <epoch seconds>`, and a new
+   * attempt with material past that time fails, naming that resource to replace, before kubeadm runs.
+   */
+  materialFrom?: string;
+}
+
+/** The first line of a join configuration: until when its material is valid (node clock, epoch seconds). */
+export const VALID_UNTIL_PREFIX = "# pulumi-kubeadm: join material valid until ";
+
+function resetScript(i: KubeadmOnceInput): string {
+  return renderScript(i.node, [
+    // Only the resource that made the node (or the last of those that took it over) resets it: a
+    // renamed or replaced resource was claimed by its successor before this delete runs.
+    `pk_release ${shellQuote(i.scope)} ${shellQuote(i.owner)} || exit 0`,
+    `if [ -e /etc/kubernetes/kubelet.conf ] || [ -e /etc/kubernetes/admin.conf ] || [ -d "$PK_STATE_DIR/run/${i.action}" ]; then`,
+    `  ${resetCommand(i.criSocket)}`,
     `fi`,
-    `rm -rf "$PK_STATE_DIR/run/${action}" ${CONFIG_DIR}`,
+    `rm -rf "$PK_STATE_DIR/run/${i.action}" "$PK_STATE_DIR/version" ${CONFIG_DIR}`,
   ]);
 }
 
-function runScript(node: string, action: "init" | "join", kubeadm: string, keepConfig: boolean, criSocket: string): string {
-  const file = `${CONFIG_DIR}/kubeadm-${action}.yaml`;
-  const run = `"$PK_STATE_DIR/run/${action}"`;
-  return renderScript(node, [
+function runScript(i: KubeadmOnceInput, claim: "pk_claim" | "pk_claim_once"): string {
+  const file = `${CONFIG_DIR}/kubeadm-${i.action}.yaml`;
+  const run = `"$PK_STATE_DIR/run/${i.action}"`;
+  const material = i.materialFrom;
+  return renderScript(i.node, [
     `if [ ! -f ${run}/done ]; then`,
     // A run that failed leaves kubeadm's half-made files, which make the next run fail preflight:
     // reset first, but only when the node had no kubeadm state before this step first ran (never
     // another cluster's node).
     `  if [ -f ${run}/rc ] && [ "$(cat ${run}/rc)" != 0 ] && [ -f ${run}/clean-before ]; then`,
-    `    printf 'pulumi-kubeadm: node %s: the last kubeadm ${action} failed; kubeadm reset before trying again\\n' "$PK_NODE" >&2`,
-    `    ${resetCommand(criSocket)} || pk_fail "kubeadm reset after the failed ${action} failed"`,
+    `    printf 'pulumi-kubeadm: node %s: the last kubeadm ${i.action} failed; kubeadm reset before trying again\n' "$PK_NODE" >&2`,
+    `    ${resetCommand(i.criSocket)} || pk_fail "kubeadm reset after the failed ${i.action} failed"`,
     `    rm -f ${run}/rc ${run}/pid`,
     `  elif [ ! -f ${run}/pid ] && pk_kubeadm_clean; then`,
     `    mkdir -p ${run} && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/run" ${run} && touch ${run}/clean-before`,
     `  fi`,
     `  mkdir -p ${CONFIG_DIR} && chmod 0700 ${CONFIG_DIR}`,
-    `  tmp=$(mktemp ${CONFIG_DIR}/.kubeadm-${action}.XXXXXX)`,
+    `  tmp=$(mktemp ${CONFIG_DIR}/.kubeadm-${i.action}.XXXXXX)`,
     `  cat >"$tmp"`,
     `  chmod 0600 "$tmp" && sync "$tmp" && mv -f "$tmp" ${file}`,
+    ...(material !== undefined
+      ? [
+          // A new attempt (none running, none finished) with material past its lifetime would fail in
+          // kubeadm's discovery or certificate download: say what to do instead.
+          `  valid=$(sed -n ${shellQuote(`1s/^${VALID_UNTIL_PREFIX}\\([0-9]*\\).*$/\\1/p`)} ${file})`,
+          `  if [ -n "$valid" ] && { [ ! -f ${run}/pid ] || [ -f ${run}/rc ]; } && [ "$(date +%s)" -ge "$valid" ]; then`,
+          `    pk_fail "the join material expired at $(date -u -d "@$valid" +%Y-%m-%dT%H:%M:%SZ) (the join failed before and is retried later than the token or certificate key lives); make new material and retry: pulumi up --replace <the URN of ${material.replace(/["$`\\]/g, "")}> (pulumi stack --show-urns lists it)"`,
+          `  fi`,
+        ]
+      : []),
     `fi`,
-    `pk_run_once ${action} ${kubeadm} --config ${file}`,
-    ...(keepConfig ? [] : [`rm -f ${file}`]),
+    `pk_run_once ${i.action} kubeadm ${i.action} --config ${file}`,
+    ...(i.keepConfig ? [] : [`rm -f ${file}`]),
+    // What the node runs now, for the rollout's "already at the target" (the upgrade step).
+    `if [ ! -f "$PK_STATE_DIR/version" ]; then echo ${shellQuote(i.version)} >"$PK_STATE_DIR/version.tmp" && mv -f "$PK_STATE_DIR/version.tmp" "$PK_STATE_DIR/version"; fi`,
+    `${claim} ${shellQuote(i.scope)} ${shellQuote(i.owner)}`,
   ]);
 }
 
 /**
- * The scripts of a kubeadm run that happens once on a node (init, join): create and update run
- * {@link runScript}'s flow; delete is `kubeadm reset -f --cri-socket <criSocket>` where kubeadm ran.
- * @param keepConfig keep the configuration file after success (init's holds no secret; join's does).
+ * The scripts of a kubeadm run that happens once on a node (init, join):
+ * - create: kubeadm once (detached, so a lost connection does not kill it; a retry after a failure
+ *   resets first where the node was clean before), the version recorded, then a claim naming this
+ *   resource (`pk_claim`); a create that finds the node already made (a replacement, a renamed
+ *   resource) only adds its claim;
+ * - update: the same, but the claim only if this resource holds none yet;
+ * - delete: `kubeadm reset -f --cri-socket <criSocket>` where kubeadm ran, and only when this resource
+ *   drops the last claim on the node (so a rename or `pulumi up --replace`, whose new resource claimed
+ *   the node first, never resets it).
  */
-export function kubeadmOnceScripts(node: string, action: "init" | "join", keepConfig: boolean, criSocket: string): StepScripts {
-  const create = runScript(node, action, `kubeadm ${action}`, keepConfig, criSocket);
-  return { create, update: create, delete: resetScript(node, action, criSocket) };
+export function kubeadmOnceScripts(i: KubeadmOnceInput): StepScripts {
+  return { create: runScript(i, "pk_claim"), update: runScript(i, "pk_claim_once"), delete: resetScript(i) };
 }

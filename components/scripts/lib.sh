@@ -6,6 +6,8 @@
 #   run/<action>/{pid,rc,log,done}   a detached kubeadm run (pk_run_once)
 #   run/<action>/clean-before        init/join found no kubeadm state before their first run (a failed run may be reset)
 #   backup/<UTC timestamp>/<path>    each file as it was before it was replaced or removed
+#   owners/<step id>                 the Pulumi resources that claim what a step made here, one name a line
+#                                    (pk_claim); a destructive delete acts only when it drops the last claim
 
 # pk_fail MESSAGE...: print "pulumi-kubeadm: node <name>: MESSAGE" on stderr and exit 1.
 pk_fail() {
@@ -221,4 +223,40 @@ pk_kubelet_healthy() {
     [ "$SECONDS" -lt "$end" ] || return 0
     sleep 1
   done
+}
+
+# pk_claim SCOPE OWNER: record that the resource named OWNER (its logical name, `<cluster>-<step id>`)
+# made or took over what the step SCOPE guards on this host. One line per create: a replacement made
+# before the old resource is deleted (`pulumi up --replace`), or a renamed resource, adds its own line
+# before the old one's delete removes its line.
+pk_claim() {
+  local file=$PK_STATE_DIR/owners/$1
+  mkdir -p "$PK_STATE_DIR/owners" && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/owners"
+  printf '%s\n' "$2" >>"$file"
+  sync "$file"
+}
+
+# pk_claim_once SCOPE OWNER: as pk_claim, unless OWNER already holds a claim (an update of the same
+# resource, or a resource made before claims existed, which takes its claim on its next update).
+pk_claim_once() {
+  grep -qxF -- "$2" "$PK_STATE_DIR/owners/$1" 2>/dev/null || pk_claim "$1" "$2"
+}
+
+# pk_release SCOPE OWNER: drop one claim of OWNER. True (the delete may act) only when OWNER held a claim
+# and none is left; otherwise says why nothing is done (OWNER never made it, or another resource, such
+# as the replacement of a replaced or renamed resource, still claims it) and returns 1.
+pk_release() {
+  local file=$PK_STATE_DIR/owners/$1 tmp
+  if [ ! -f "$file" ] || ! grep -qxF -- "$2" "$file"; then
+    printf 'pulumi-kubeadm: node %s: %s holds no claim on %s here (another resource made it, or nothing did); nothing done\n' "$PK_NODE" "$2" "$1" >&2
+    return 1
+  fi
+  tmp=$(mktemp "$file.XXXXXX")
+  PK_OWNER=$2 awk '!gone && $0 == ENVIRON["PK_OWNER"] { gone = 1; next } { print }' "$file" >"$tmp"
+  sync "$tmp" && mv -f "$tmp" "$file"
+  if [ -s "$file" ]; then
+    printf 'pulumi-kubeadm: node %s: %s is still claimed by %s; nothing done\n' "$PK_NODE" "$1" "$(sort -u "$file" | paste -sd, -)" >&2
+    return 1
+  fi
+  rm -f "$file"
 }

@@ -12,18 +12,21 @@ import { modeWords } from "./words";
  * `kubeadm init --config` on the first control-plane node, once: the configuration (not secret) on
  * stdin is written to /etc/kubernetes/pulumi-kubeadm/kubeadm-init.yaml (0600) and kept. A re-run after
  * success does nothing; a re-run after a failed init first runs `kubeadm reset -f --cri-socket
- * <criSocket>` when the node had no kubeadm state before the first attempt. Delete: that reset.
- * @param criSocket the node's normalised CRI endpoint (declared, or detected by the prepare step).
+ * <criSocket>` when the node had no kubeadm state before the first attempt. Delete: that reset, only
+ * when this resource holds the last ownership claim on the node (`kubeadmOnceScripts`).
+ * @param i.criSocket the node's normalised CRI endpoint (declared, or detected by the prepare step).
+ * @param i.owner the resource's logical name; i.scope its step id.
  */
-export function initScripts(node: string, criSocket: string): StepScripts {
-  return kubeadmOnceScripts(node, "init", true, criSocket);
+export function initScripts(i: { node: string; criSocket: string; version: string; scope: string; owner: string }): StepScripts {
+  return kubeadmOnceScripts({ ...i, action: "init", keepConfig: true });
 }
 
 /** `init`: the cluster is made here, once. */
 export const init: StepKind = {
   action: "init",
   summary: ({ cluster }) => `kubeadm init ${cluster.version.text} (${modeWords(cluster)}), once`,
-  scripts: ({ node }, endpoint) => initScripts(node.name, endpoint),
+  scripts: ({ cluster, node, step, owner }, endpoint) =>
+    initScripts({ node: node.name, criSocket: endpoint, version: cluster.version.text, scope: step.id, owner }),
   scriptsUseEndpoint: true,
   stdin: { render: ({ cluster, node }, v) => renderInitConfiguration(cluster, node, v.endpoint) },
   runsOnce: true,

@@ -3,35 +3,51 @@
  * the join material its `join-token` step made. Delete: `kubeadm reset` with the node's CRI endpoint.
  */
 import { renderJoinConfiguration } from "../kubeadm/kubeadmConfig";
-import { kubeadmOnceScripts } from "../scripts/kubeadmRun";
+import { VALID_UNTIL_PREFIX, kubeadmOnceScripts } from "../scripts/kubeadmRun";
 import type { StepScripts } from "../scripts/types";
 import type { StepKind } from "./kind";
-import { parseJoinMaterial } from "./joinToken";
+import { materialValidUntil, parseJoinMaterial } from "./joinToken";
 import { stepId } from "./ids";
 
 /**
  * `kubeadm join --config` (with `--control-plane` material inside the config for control-plane
  * nodes), once. The JoinConfiguration arrives on stdin because it carries the bootstrap token and the
- * certificate key; the file (0600) is removed once the join has succeeded. Retry and delete as
- * `initScripts`: `kubeadm reset -f --cri-socket <criSocket>` (like real kubeadm, this does not
- * delete the Node object; the node-metadata step does).
- * @param criSocket the node's normalised CRI endpoint (declared, or detected by the prepare step).
+ * certificate key; the file (0600) is removed once the join has succeeded. A new attempt with material
+ * past its lifetime fails before kubeadm runs, naming `materialFrom` to replace. Retry and delete as
+ * `initScripts`: `kubeadm reset -f --cri-socket <criSocket>` when this resource holds the last claim
+ * (like real kubeadm, this does not delete the Node object; the join-token step's delete does).
+ * @param i.criSocket the node's normalised CRI endpoint (declared, or detected by the prepare step).
  */
-export function joinScripts(node: string, criSocket: string): StepScripts {
-  return kubeadmOnceScripts(node, "join", false, criSocket);
+export function joinScripts(i: { node: string; criSocket: string; version: string; scope: string; owner: string; materialFrom: string }): StepScripts {
+  return kubeadmOnceScripts({ ...i, action: "join", keepConfig: false });
+}
+
+/** The join configuration on stdin: the line saying until when the material is valid, then the YAML. */
+export function joinStdin(validUntil: number | undefined, configuration: string): string {
+  return `${validUntil !== undefined ? `${VALID_UNTIL_PREFIX}${validUntil}\n` : ""}${configuration}`;
 }
 
 /** `join`: the node joins the cluster, once. */
 export const join: StepKind = {
   action: "join",
   summary: ({ cluster, node }) => `kubeadm join${node.role === "control-plane" ? " --control-plane" : ""} ${cluster.version.text}, once`,
-  scripts: ({ node }, endpoint) => joinScripts(node.name, endpoint),
+  scripts: ({ cluster, node, step, owner, resourceName }, endpoint) =>
+    joinScripts({
+      node: node.name,
+      criSocket: endpoint,
+      version: cluster.version.text,
+      scope: step.id,
+      owner,
+      materialFrom: resourceName(stepId(node.name, "join-token")),
+    }),
   scriptsUseEndpoint: true,
   stdin: {
     reads: ({ node }) => [stepId(node.name, "join-token")],
     secret: true,
-    render: ({ cluster, node }, v) =>
-      renderJoinConfiguration(cluster, node, v.endpoint, parseJoinMaterial(v.stdout(stepId(node.name, "join-token")))),
+    render: ({ cluster, node }, v) => {
+      const stdout = v.stdout(stepId(node.name, "join-token"));
+      return joinStdin(materialValidUntil(stdout), renderJoinConfiguration(cluster, node, v.endpoint, parseJoinMaterial(stdout)));
+    },
   },
   runsOnce: true,
 };

@@ -1,9 +1,22 @@
 /**
  * Step kind `join-token`, on the first control-plane node for each node that joins: fresh join
- * material (bootstrap token, CA hash, and for a control-plane node a certificate key). Its stdout is
- * secret (secret outputs, nothing logged); the `join` step reads it on a secret stdin.
+ * material (bootstrap token, CA hash, and for a control-plane node a certificate key), made when the
+ * step is created, right before its node's join. Its stdout is secret (secret outputs, nothing logged);
+ * the `join` step reads it on a secret stdin.
+ *
+ * No clock in its inputs: `pulumi preview` of an unchanged stack shows no change at any hour. The
+ * material says until when it is valid (`validUntil`, from the node's clock when it was made); a join
+ * that failed and is retried after that refuses to start and names this resource, whose replacement
+ * (`pulumi up --replace <its URN>`) makes new material: the component cannot tell at preview whether a
+ * join is still to come, so it never replaces material on its own.
+ *
+ * Delete (the node left the stack): the Node object is deleted, after the node's `join` delete ran
+ * `kubeadm reset` on it (kubeadm's documented order: drain, reset, delete the Node), and only when this
+ * resource holds the last ownership claim here (so a rename or a replacement deletes nothing).
  */
 import { renderScript } from "../scripts/script";
+import { shellQuote } from "../scripts/quote";
+import { KUBECTL } from "../scripts/kubectl";
 import { durationSeconds } from "../kubeadm/duration";
 import type { StepScripts } from "../scripts/types";
 import type { JoinMaterial } from "../kubeadm/kubeadmConfig";
@@ -13,19 +26,30 @@ import type { StepKind } from "./kind";
  * Make fresh join material for `node` on the first control-plane node: a bootstrap token
  * (`kubeadm token create --ttl <ttl> --print-join-command`: endpoint, token, CA hash) and, for a
  * control-plane node, a new certificate key (`kubeadm init phase upload-certs --upload-certs`, valid
- * 2 h). Prints `apiServerEndpoint=`, `token=`, `caCertHash=`, `certificateKey=` lines. kubeadm's own
- * messages go to a 0600 file and, on failure, to stderr with secrets masked.
+ * 2 h). Prints `apiServerEndpoint=`, `token=`, `caCertHash=`, `certificateKey=` and `validUntil=`
+ * (epoch seconds: the token's lifetime, for a control-plane node at most the certificates' 2 h,
+ * counted from before they were made) lines, then claims the material's node for this resource.
+ * kubeadm's own messages go to a 0600 file and, on failure, to stderr with secrets masked. Update: the
+ * same, claiming only if this resource holds no claim. Delete: `kubectl delete node` once this resource
+ * drops the last claim (and only while the cluster exists).
  *
- * @param tokenTtl kubeadm duration text, e.g. `2h0m0s`.
+ * @param input.tokenTtl kubeadm duration text, e.g. `2h0m0s`.
  * @throws Error when tokenTtl is not a positive kubeadm duration (`XhYmZs`).
  */
-export function joinTokenScripts(node: string, controlPlane: boolean, tokenTtl: string): StepScripts {
-  if (!((durationSeconds(tokenTtl) ?? 0) > 0)) {
+export function joinTokenScripts(input: JoinTokenInput): StepScripts {
+  const { node, controlPlane, tokenTtl } = input;
+  const ttl = durationSeconds(tokenTtl) ?? 0;
+  if (!(ttl > 0)) {
     throw new Error(`joinTokenTtl: must be a kubeadm duration such as 2h0m0s, got ${JSON.stringify(tokenTtl)}`);
   }
-  return {
-    create: renderScript(node, [
+  // kubeadm's uploaded certificates live 2 h (its certificate-key token); the material is valid while both live.
+  const lifetime = controlPlane ? Math.min(ttl, CERTIFICATE_KEY_SECONDS) : ttl;
+  const scope = shellQuote(input.scope);
+  const owner = shellQuote(input.owner);
+  const make = (claim: string) =>
+    renderScript(node, [
       `[ -f /etc/kubernetes/admin.conf ] || pk_fail "no /etc/kubernetes/admin.conf on the first control-plane node: kubeadm init has not run"`,
+      `until=$(( $(date +%s) + ${lifetime} ))`,
       `err=$(mktemp)`,
       `trap 'rm -f "$err"' EXIT`,
       `line=$(kubeadm token create --ttl ${tokenTtl} --print-join-command 2>"$err" | tail -n 1) || { pk_mask <"$err" >&2; pk_fail "kubeadm token create failed"; }`,
@@ -45,9 +69,44 @@ export function joinTokenScripts(node: string, controlPlane: boolean, tokenTtl: 
             `[[ $key =~ ^[0-9a-f]{64}$ ]] || pk_fail "could not read the certificate key kubeadm printed"`,
           ]
         : []),
-      `printf 'apiServerEndpoint=%s\\ntoken=%s\\ncaCertHash=%s\\ncertificateKey=%s\\n' "$endpoint" "$token" "$hash" "$key"`,
+      `printf 'apiServerEndpoint=%s\\ntoken=%s\\ncaCertHash=%s\\ncertificateKey=%s\\nvalidUntil=%s\\n' "$endpoint" "$token" "$hash" "$key" "$until"`,
+      `${claim} ${scope} ${owner}`,
+    ]);
+  return {
+    create: make("pk_claim"),
+    update: make("pk_claim_once"),
+    delete: renderScript(node, [
+      `[ -f /etc/kubernetes/admin.conf ] || exit 0`,
+      `pk_release ${scope} ${owner} || exit 0`,
+      `if ${KUBECTL} get node ${shellQuote(node)} >/dev/null 2>&1; then ${KUBECTL} delete node ${shellQuote(node)} >&2; fi`,
     ]),
   };
+}
+
+/** What the join-token step needs. */
+export interface JoinTokenInput {
+  /** The node that will join. */
+  node: string;
+  controlPlane: boolean;
+  /** kubeadm duration text, e.g. `2h0m0s`. */
+  tokenTtl: string;
+  /** The step id: the scope of the ownership claim. */
+  scope: string;
+  /** The resource's logical name: the owner the claim names. */
+  owner: string;
+}
+
+/** How long kubeadm keeps uploaded control-plane certificates (its certificate-key token), seconds. */
+export const CERTIFICATE_KEY_SECONDS = 7200;
+
+/**
+ * Until when the material a join-token step printed is valid (`validUntil=`, epoch seconds on the
+ * first control-plane node's clock), or undefined when it does not say (material made by an older
+ * version of this component).
+ */
+export function materialValidUntil(stdout: string): number | undefined {
+  const m = /^validUntil=([0-9]+)$/m.exec(stdout);
+  return m ? Number(m[1]) : undefined;
 }
 
 /**
@@ -80,7 +139,13 @@ export const joinToken: StepKind = {
   action: "join-token",
   summary: ({ node }) =>
     `make fresh join material: bootstrap token, CA certificate hash${node.role === "control-plane" ? ", certificate key" : ""} (secret)`,
-  scripts: ({ node, settings }) => joinTokenScripts(node.name, node.role === "control-plane", settings.joinTokenTtl),
+  scripts: ({ node, settings, step, owner }) =>
+    joinTokenScripts({
+      node: node.name,
+      controlPlane: node.role === "control-plane",
+      tokenTtl: settings.joinTokenTtl,
+      scope: step.id,
+      owner,
+    }),
   secretOutput: true,
-  triggers: (_ctx, v) => [v.joinAttempt],
 };

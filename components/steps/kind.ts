@@ -27,11 +27,6 @@ export interface Step {
   kind: StepKind;
   /** Ids of the steps that must have finished first. */
   after: string[];
-  /**
-   * Ids of steps that must also have finished first when the node was already in the cluster at the
-   * last successful run: the rollout's one-node-at-a-time chain.
-   */
-  rolloutAfter?: string[];
   /** What it does, in plain words. */
   summary: string;
 }
@@ -57,6 +52,13 @@ export interface StepContext {
   node: ValidNode;
   step: Step;
   settings: StepSettings;
+  /**
+   * The step's resource name, `<cluster>-<step id>`: the owner a step with a destructive delete records
+   * on the node when it creates (`pk_claim`), and that its delete must find there before it acts.
+   */
+  owner: string;
+  /** The resource name of another step of this cluster (`<cluster>-<id>`), for messages. */
+  resourceName(id: string): string;
 }
 
 /** Values known only at run time, for a kind's scripts and stdin. */
@@ -65,8 +67,6 @@ export interface RunValues {
   endpoint: string;
   /** The stdout of an earlier step the kind named in `stdin.reads`. */
   stdout(id: string): string;
-  /** The id of the current join attempt of the node (see ClusterArgs.joined). */
-  joinAttempt: string;
 }
 
 /** Words for a kind's plan line. */
@@ -75,7 +75,7 @@ export interface PlanWords {
   node: ValidNode;
   /** The first control-plane node (it runs `kubeadm init`, and kubectl for cluster-side steps). */
   firstControlPlane: string;
-  /** `v1.33.2 to v1.34.2` when the version the cluster runs now is known and differs, else `at v1.34.2`. */
+  /** `v1.33.2 to v1.34.2` when the version of the last `up` is known and differs, else `to v1.34.2`. */
   change: string;
 }
 
@@ -105,8 +105,6 @@ export interface StepKind {
   secretOutput?: boolean;
   /** The step's stdout is data for later steps (a file snapshot, a ConfigMap): only stderr is logged. */
   dataOutput?: boolean;
-  /** Values whose change replaces the resource; only for kinds without a delete. */
-  triggers?(ctx: StepContext, v: RunValues): unknown[];
   /** kubeadm init/join run once: a later change of their stdin (configuration) is not an update. */
   runsOnce?: boolean;
   /** For the prepare step: the node's CRI endpoint, read from its stdout (declared ones are used as given). */

@@ -31,6 +31,16 @@ export interface NodeMetadataInput {
   drainTimeoutSeconds: number;
   /** kubectl drain --grace-period for the delete, seconds; undefined = each pod's own. */
   drainGracePeriodSeconds?: number;
+  /**
+   * Delete (the node leaves the stack): drain it, the first step of kubeadm's removal (its `join`
+   * delete then resets it, its `join-token` delete deletes the Node). False for the first control-plane
+   * node, which only goes with the whole cluster.
+   */
+  drainOnDelete: boolean;
+  /** The step id: the scope of the ownership claim. */
+  scope: string;
+  /** The resource's logical name: the owner the claim names. */
+  owner: string;
 }
 
 
@@ -39,8 +49,9 @@ export interface NodeMetadataInput {
  * `kubectl label` that removes the labels it set before and no longer wants (recorded in the
  * `kubeadm.pulumi.com/labels` annotation) and sets the wanted ones; one `kubectl annotate` for that
  * record and the cri-socket annotation (removed, or set to the node's endpoint). Nothing is written
- * when nothing differs. Delete (the node leaves the cluster): drain it and delete the Node object,
- * skipped when the cluster is gone.
+ * when nothing differs. Then a claim naming this resource (create: `pk_claim`; update: `pk_claim_once`).
+ * Delete (the node leaves the cluster; `drainOnDelete`): drain it, only when this resource drops the
+ * last claim (never on a rename or a replacement) and while the cluster and the Node exist.
  */
 export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const node = shellQuote(input.node);
@@ -49,7 +60,8 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const annotationPath = (key: string) => `{.metadata.annotations.${key.replace(/\./g, "\\.")}}`;
   // One read of what the step needs (kubectl jsonpath: literal text between the expressions).
   const read = shellQuote(`{.spec.unschedulable}|${annotationPath(MANAGED_LABELS_ANNOTATION)}|${annotationPath(CRI_SOCKET_ANNOTATION)}`);
-  const create = renderScript(input.node, [
+  const claim = (fn: string) => `${fn} ${shellQuote(input.scope)} ${shellQuote(input.owner)}`;
+  const body = [
     `: rollout ${shellQuote(input.version)}`,
     ...(input.nodeLocalCriSocket
       ? []
@@ -74,15 +86,19 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
       ? `if [ -n "$cri" ]; then annotate+=(${shellQuote(`${CRI_SOCKET_ANNOTATION}-`)}); fi`
       : `if [ "$cri" != "$endpoint" ]; then annotate+=(${shellQuote(`${CRI_SOCKET_ANNOTATION}=`)}"$endpoint"); fi`,
     `if [ \${#annotate[@]} -gt 0 ]; then ${KUBECTL} annotate --overwrite node ${node} "\${annotate[@]}" >&2; fi`,
-  ]);
+  ];
   const del = renderScript(input.node, [
     `[ -f /etc/kubernetes/admin.conf ] || exit 0`,
+    claim("pk_release") + " || exit 0",
     `if ${KUBECTL} get node ${node} >/dev/null 2>&1; then`,
     `  ${drainCommand(input.node, input.drainTimeoutSeconds, input.drainGracePeriodSeconds)} >&2 || pk_fail "drain failed; the node stays cordoned"`,
-    `  ${KUBECTL} delete node ${node} >&2`,
     `fi`,
   ]);
-  return { create, update: create, delete: del };
+  return {
+    create: renderScript(input.node, [...body, claim("pk_claim")]),
+    update: renderScript(input.node, [...body, claim("pk_claim_once")]),
+    ...(input.drainOnDelete ? { delete: del } : {}),
+  };
 }
 
 /** `node-metadata`: uncordon (workers), labels, the cri-socket annotation. */
@@ -92,8 +108,11 @@ export const nodeMetadata: StepKind = {
     const labels = Object.keys(node.labels).length;
     return `${node.role === "worker" ? "uncordon; " : ""}${labels > 0 ? `set ${labels} label(s); ` : ""}${cluster.nodeLocalCriSocket ? "remove" : "set"} the kubeadm.alpha.kubernetes.io/cri-socket annotation`;
   },
-  scripts: ({ cluster, node, settings }) =>
+  scripts: ({ cluster, node, settings, step, owner }) =>
     nodeMetadataScripts({
+      drainOnDelete: node.name !== cluster.controlPlane[0]?.name,
+      scope: step.id,
+      owner,
       node: node.name,
       labels: node.labels,
       nodeLocalCriSocket: cluster.nodeLocalCriSocket,

@@ -2,7 +2,7 @@
  * The component under Pulumi's mocks: resource names, and the order the dependency graph enforces
  * (init before every join, control-plane joins one after another, workers side by side).
  */
-import { installMocks, registrations, settled, valueOf, type Registration } from "../helpers/mocks";
+import { installMocks, plain, registrations, settled, valueOf, type Registration } from "../helpers/mocks";
 import { clusterArgs, node } from "../helpers/fixtures";
 
 let Cluster: typeof import("../../../components").Cluster;
@@ -14,13 +14,16 @@ beforeAll(async () => {
 
 beforeEach(() => registrations.splice(0));
 
+/** Inputs without the mock's secret wrappers. */
+const plainInputs = (inputs: Record<string, unknown>) => plain(inputs);
+
 const reg = (name: string): Registration => {
   const r = registrations.find((x) => x.name === name);
   if (!r) throw new Error(`no resource ${name}; have ${registrations.map((x) => x.name).join(", ")}`);
   return r;
 };
 
-test("one command per node and step, named <cluster>-<node>-<step>", async () => {
+test("one command per node and step, named <cluster>-<node>-<step>, and the component's two records", async () => {
   const c = new Cluster("c", clusterArgs());
   await valueOf(c.nodes);
   await settled();
@@ -30,40 +33,48 @@ test("one command per node and step, named <cluster>-<node>-<step>", async () =>
     "c-cp1-init", "c-cp1-kubeconfig", "c-cp1-cluster-config-read", "c-cp1-cluster-config",
     ...["cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-join-token`, `c-${n}-join`]),
     "c-w1-drain", "c-w2-drain",
+    "c-init-node", "c-members",
   ].sort();
   expect(commands).toEqual(expected);
+  // The records run nothing.
+  for (const r of ["c-init-node", "c-members"]) expect(Object.keys(reg(r).inputs).filter((k) => ["create", "update", "delete"].includes(k))).toEqual([]);
 });
 
-test("init before every join; control-plane joins chained; workers after them, side by side", async () => {
+test("first control-plane node first: init, kubeadm-config, its upgrade apply; each other control-plane node joins and upgrades after the one before; workers after them", async () => {
   const c = new Cluster("c", clusterArgs());
   await valueOf(c.nodes);
   await settled();
   const init = reg("c-cp1-init");
+  expect(reg("c-cp1-cluster-config-read").start).toBeGreaterThan(init.end);
+  expect(reg("c-cp1-cluster-config").start).toBeGreaterThan(reg("c-cp1-cluster-config-read").end);
+  expect(reg("c-cp1-upgrade").start).toBeGreaterThan(reg("c-cp1-cluster-config").end);
+  // The admin kubeconfig is read after the upgrade (which renews its certificate).
+  expect(reg("c-cp1-kubeconfig").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
+  // Nothing else joins or upgrades before the first control-plane node's unit is done.
   for (const n of ["cp2", "cp3", "w1", "w2"]) {
-    expect(reg(`c-${n}-join-token`).start).toBeGreaterThan(init.end);
+    expect(reg(`c-${n}-join-token`).start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
     expect(reg(`c-${n}-join`).start).toBeGreaterThan(reg(`c-${n}-join-token`).end);
+    expect(reg(`c-${n}-upgrade`).start).toBeGreaterThan(reg(`c-${n}-join`).end);
   }
-  expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-join").end);
-  for (const w of ["w1", "w2"]) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-join").end);
-  // Workers overlap: the second starts before the first resolved.
+  expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
+  expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
+  for (const w of ["w1", "w2"]) {
+    expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+    expect(reg(`c-${w}-drain`).start).toBeGreaterThan(reg(`c-${w}-join`).end);
+  }
+  // Workers join side by side.
   const [a, b] = [reg("c-w1-join"), reg("c-w2-join")];
   expect(Math.max(a.start, b.start)).toBeLessThan(Math.min(a.end, b.end));
   // Prepare steps need nothing: they all start before init resolves.
   for (const n of ["cp1", "cp2", "cp3", "w1", "w2"]) expect(reg(`c-${n}-prepare`).start).toBeLessThan(init.end);
-  // Per node after its init/join: (drain), upgrade (which reads the files), kubelet-files, node-metadata.
-  expect(reg("c-cp1-upgrade").start).toBeGreaterThan(reg("c-cp1-cluster-config").end);
-  expect(reg("c-cp1-cluster-config").start).toBeGreaterThan(reg("c-cp1-cluster-config-read").end);
-  expect(reg("c-cp1-cluster-config-read").start).toBeGreaterThan(init.end);
-  expect(reg("c-w2-drain").start).toBeGreaterThan(reg("c-w2-join").end);
   expect(reg("c-w2-upgrade").start).toBeGreaterThan(reg("c-w2-drain").end);
   expect(reg("c-w2-kubelet-files").start).toBeGreaterThan(reg("c-w2-upgrade").end);
   expect(reg("c-w2-node-metadata").start).toBeGreaterThan(reg("c-w2-kubelet-files").end);
 });
 
-test("rollout on an existing cluster: control-plane nodes one at a time from the first, then workers at most maxUnavailableWorkers at once", async () => {
+test("the rollout line does not depend on anything the caller passes: workers at most maxUnavailableWorkers at once, control-plane nodes one at a time", async () => {
   const workers = ["w1", "w2", "w3", "w4", "w5"].map((n, i) => node(n, "worker", 10 + i));
-  const joined = Object.fromEntries(["cp2", "cp3", "w1", "w2", "w3", "w4", "w5"].map((n) => [n, "attempt-1"]));
-  const c = new Cluster("c", clusterArgs({ maxUnavailableWorkers: 2, joined, nodes: [...clusterArgs().nodes.slice(0, 3), ...workers] }));
+  const c = new Cluster("c", clusterArgs({ maxUnavailableWorkers: 2, nodes: [...clusterArgs().nodes.slice(0, 3), ...workers] }));
   await valueOf(c.nodes);
   await settled();
   expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
@@ -76,23 +87,24 @@ test("rollout on an existing cluster: control-plane nodes one at a time from the
   for (const [start] of spans) expect(spans.filter(([a, b]) => a <= start && b > start).length).toBeLessThanOrEqual(2);
 });
 
-test("a new cluster's nodes, and a node new to an existing cluster, do not wait in the rollout line", async () => {
-  const workers = ["w1", "w2", "w3"].map((n, i) => node(n, "worker", 10 + i));
-  const nodes = [...clusterArgs().nodes.slice(0, 3), ...workers];
-  const fresh = new Cluster("c", clusterArgs({ nodes }));
-  await valueOf(fresh.nodes);
-  await settled();
-  // Side by side: w2's steps start before w1's last one ends; cp3's before cp2's.
-  expect(reg("c-w2-drain").start).toBeLessThan(reg("c-w1-node-metadata").end);
-  expect(reg("c-cp3-upgrade").start).toBeLessThan(reg("c-cp2-node-metadata").end);
-  registrations.splice(0);
-  // w3 is new; the others were there: only they wait in line.
-  const joined = { cp2: "a", cp3: "a", w1: "a", w2: "a" };
-  const grown = new Cluster("c", clusterArgs({ nodes, joined }));
-  await valueOf(grown.nodes);
-  await settled();
-  expect(reg("c-w2-drain").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
-  expect(reg("c-w3-drain").start).toBeLessThan(reg("c-w2-node-metadata").end);
+test("no resource input holds the clock: the same program at two times registers the same inputs", async () => {
+  const inputsAt = async (offsetMs: number) => {
+    registrations.splice(0);
+    const realNow = Date.now;
+    Date.now = () => realNow() + offsetMs;
+    try {
+      const c = new Cluster("c", clusterArgs());
+      await valueOf(c.nodes);
+      await settled();
+    } finally {
+      Date.now = realNow;
+    }
+    return Object.fromEntries(registrations.map((r) => [r.name, JSON.stringify(plainInputs(r.inputs))]));
+  };
+  const now = await inputsAt(0);
+  const later = await inputsAt(5 * 3600 * 1000);
+  expect(Object.keys(now).length).toBeGreaterThan(30);
+  expect(later).toEqual(now);
 });
 
 test("maxConcurrentJoins bounds the workers joining at once", async () => {
@@ -118,8 +130,9 @@ test("the plan output lists every step in order, known without running anything"
   const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));
   expect(index("cp2-join")).toBeLessThan(index("cp3-join-token"));
-  expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp2-join)");
-  expect(plan[index("w1-join-token")]).toContain("(on cp1, after cp1-init)");
-  expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token, cp3-join)");
+  expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp2-node-metadata)");
+  expect(plan[index("w1-join-token")]).toContain("(on cp1, after cp3-node-metadata)");
+  expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token, cp3-node-metadata)");
+  expect(plan[index("cp1-upgrade")]).toContain("(after cp1-cluster-config): to v1.33.2: if the node is not at v1.33.2: install step, kubeadm upgrade apply v1.33.2");
   expect(plan[index("cp1-init")]).toContain("kubeadm init v1.33.2 (NodeLocalCRISocket not in effect");
 });

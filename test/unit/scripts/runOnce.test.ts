@@ -18,15 +18,20 @@ function sandboxed(script: string, dir: string): string {
     .split("/var/lib/kubelet").join(join(dir, "kubelet"));
 }
 
+/** The join scripts of resource `owner` (as the component names it: `<cluster>-w1-join`), sandboxed. */
+function joinOf(dir: string, owner = "c-w1-join") {
+  const s = joinScripts({ node: "w1", criSocket: CRIO, version: "v1.34.2", scope: "w1-join", owner, materialFrom: "c-w1-join-token" });
+  return { create: sandboxed(s.create, dir), update: sandboxed(s.update as string, dir), del: sandboxed(s.delete as string, dir) };
+}
+
 function setup(kubeadmBody: string) {
   const box = sandbox();
   const callsFile = join(box.dir, "calls");
   box.stub("kubeadm", `echo "$*" >>${callsFile}\n${kubeadmBody}`);
-  const scripts = joinScripts("w1", CRIO);
-  const script = sandboxed(scripts.create, box.dir);
+  const scripts = joinOf(box.dir);
   const calls = () => (existsSync(callsFile) ? readFileSync(callsFile, "utf8").split("\n").filter(Boolean) : []);
   const count = () => calls().length;
-  return { box, script, del: sandboxed(scripts.delete as string, box.dir), calls, count };
+  return { box, script: scripts.create, del: scripts.del, calls, count };
 }
 
 test("join runs kubeadm once; a re-run after success repeats nothing", () => {
@@ -66,14 +71,65 @@ test("a node that held kubeadm state before the first attempt (another cluster's
   expect(calls()).toHaveLength(2);
 });
 
-test("delete: kubeadm reset with the node's socket, only where kubeadm ran", () => {
-  const { box, del, calls } = setup("exit 0");
-  expect(runBash(del, { bin: box.bin, state: box.state }).status).toBe(0);
-  expect(calls()).toEqual([]);
+test("delete: kubeadm reset with the node's socket, only where this resource made the node", () => {
+  const { box, script, del, calls } = setup("exit 0");
+  // Nothing made here by this resource: no reset, even with kubeadm state on the node.
   mkdirSync(join(box.dir, "k8s"), { recursive: true });
   writeFileSync(join(box.dir, "k8s", "kubelet.conf"), "x\n");
+  const skipped = runBash(del, { bin: box.bin, state: box.state });
+  expect(skipped.status).toBe(0);
+  expect(skipped.stderr).toContain("pulumi-kubeadm: node w1: c-w1-join holds no claim on w1-join here");
+  expect(calls()).toEqual([]);
+  // Made by it: its delete resets, once.
+  expect(runBash(script, { stdin: "x: 1\n", bin: box.bin, state: box.state }).status).toBe(0);
   expect(runBash(del, { bin: box.bin, state: box.state }).status).toBe(0);
-  expect(calls()).toEqual([`reset -f --cri-socket ${CRIO}`]);
+  expect(calls().filter((c) => c.startsWith("reset"))).toEqual([`reset -f --cri-socket ${CRIO}`]);
+  expect(runBash(del, { bin: box.bin, state: box.state }).status).toBe(0);
+  expect(calls().filter((c) => c.startsWith("reset"))).toHaveLength(1);
+});
+
+test("a replacement made before the old resource's delete (pulumi up --replace): the old delete resets nothing, the last one does", () => {
+  const { box, script, del, calls } = setup("exit 0");
+  const run = (s: string) => runBash(s, { stdin: "x: 1\n", bin: box.bin, state: box.state });
+  expect(run(script).status).toBe(0);
+  // The engine creates the replacement (same name, same scripts): the node is already joined.
+  const replacement = run(script);
+  expect(replacement.status).toBe(0);
+  expect(replacement.stderr).toContain("join already done, nothing to do");
+  // Then deletes the replaced one: still claimed by the replacement.
+  const old = run(del);
+  expect(old.status).toBe(0);
+  expect(old.stderr).toContain("w1-join is still claimed by c-w1-join; nothing done");
+  expect(calls().filter((c) => c.startsWith("reset"))).toEqual([]);
+  // An update of the remaining resource adds no claim; its destroy resets.
+  expect(run(joinOf(box.dir).update).status).toBe(0);
+  expect(run(del).status).toBe(0);
+  expect(calls().filter((c) => c.startsWith("reset"))).toEqual([`reset -f --cri-socket ${CRIO}`]);
+});
+
+test("a renamed resource (new cluster name) takes the node over: the old name's delete resets nothing", () => {
+  const { box, script, calls } = setup("exit 0");
+  const run = (s: string) => runBash(s, { stdin: "x: 1\n", bin: box.bin, state: box.state });
+  expect(run(script).status).toBe(0);
+  const renamed = joinOf(box.dir, "prod-w1-join");
+  expect(run(renamed.create).status).toBe(0);
+  const old = run(joinOf(box.dir).del);
+  expect(old.stderr).toContain("w1-join is still claimed by prod-w1-join; nothing done");
+  expect(calls().filter((c) => c.startsWith("reset"))).toEqual([]);
+  expect(run(renamed.del).status).toBe(0);
+  expect(calls().filter((c) => c.startsWith("reset"))).toEqual([`reset -f --cri-socket ${CRIO}`]);
+});
+
+test("a new attempt with expired join material fails before kubeadm runs, naming the join-token resource", () => {
+  const { box, script, count } = setup("exit 0");
+  const stale = `# pulumi-kubeadm: join material valid until ${Math.floor(Date.now() / 1000) - 5}\nkind: JoinConfiguration\n`;
+  const r = runBash(script, { stdin: stale, bin: box.bin, state: box.state });
+  expect(r.status).toBe(1);
+  expect(r.stderr).toMatch(/pulumi-kubeadm: node w1: the join material expired at \d{4}-\d\d-\d\dT.*pulumi up --replace <the URN of c-w1-join-token>/);
+  expect(count()).toBe(0);
+  const fresh = `# pulumi-kubeadm: join material valid until ${Math.floor(Date.now() / 1000) + 600}\nkind: JoinConfiguration\n`;
+  expect(runBash(script, { stdin: fresh, bin: box.bin, state: box.state }).status).toBe(0);
+  expect(count()).toBe(1);
 });
 
 test("a session killed mid-join: kubeadm carries on detached, and the re-run waits for it instead of joining again", async () => {

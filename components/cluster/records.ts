@@ -1,0 +1,82 @@
+/**
+ * The component's own memory of the last `pulumi up`, kept in the stack's state by the engine and read
+ * back at preview, so that the component needs nothing from the caller (no stack outputs, no
+ * StackReference): two `command.remote.Command` resources that run no command at all (no create,
+ * update or delete), whose only use is the value they record in `triggers`.
+ *
+ * - `<cluster>-init-node`: the node that ran `kubeadm init`. Its inputs are never updated
+ *   (`ignoreChanges`), so it always reads back the first value: the preview refuses a plan whose first
+ *   control-plane node is another one.
+ * - `<cluster>-members`: the version, and each node's name, role and declared CRI socket, as the last
+ *   `up` asked. At preview its changes are ignored, so it reads back the last `up`'s value and the
+ *   component can say, before anything runs, which nodes a plan removes (drain, reset, delete) or
+ *   switches to another runtime, and from which version it upgrades; an `up` records the new value.
+ *
+ * Nothing here decides the order of the rollout or whether a node is new: the nodes and the cluster
+ * do that at run time.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as command from "@pulumi/command";
+import type * as inputs from "@pulumi/command/types/input";
+import type { ValidCluster } from "../kubeadm/types";
+
+/** One node as the members record keeps it. */
+export interface MemberRecord {
+  name: string;
+  role: string;
+  /** The declared CRI socket (normalised), or undefined when it is detected on the node. */
+  criSocket?: string;
+}
+
+/** What the members record keeps. */
+export interface MembersRecord {
+  /** The version the last `up` asked for, `v1.34.2`. */
+  version: string;
+  nodes: MemberRecord[];
+}
+
+/** The members record of this cluster as the program asks for it now. */
+export function membersOf(cluster: ValidCluster): MembersRecord {
+  return {
+    version: cluster.version.text,
+    nodes: cluster.nodes.map((n) => ({ name: n.name, role: n.role, ...(n.criSocket !== undefined ? { criSocket: n.criSocket } : {}) })),
+  };
+}
+
+/** What the records read back. */
+export interface Recorded {
+  /** The node that ran `kubeadm init`: recorded when the cluster was first planned, never changed. */
+  initNode: pulumi.Output<string | undefined>;
+  /** At preview: the last `up`'s members (undefined on a new cluster); at `up`: the value just recorded. */
+  lastMembers: pulumi.Output<MembersRecord | undefined>;
+}
+
+function record(name: string, value: unknown, connection: pulumi.Input<inputs.remote.ConnectionArgs>, keep: boolean, parent: pulumi.Resource) {
+  return new command.remote.Command(
+    name,
+    { connection, triggers: [value], logging: "none", addPreviousOutputInEnv: false },
+    { parent, ignoreChanges: keep ? ["connection", "triggers"] : ["connection"] },
+  );
+}
+
+/**
+ * Register the two records under `parent` and read them back.
+ * @param connection the first control-plane node's connection (pulumi-command requires one; it is never dialled).
+ */
+export function records(
+  parent: pulumi.Resource,
+  clusterName: string,
+  cluster: ValidCluster,
+  connection: pulumi.Input<inputs.remote.ConnectionArgs>,
+): Recorded {
+  const first = cluster.controlPlane[0]?.name;
+  const init = record(`${clusterName}-init-node`, first, connection, true, parent);
+  const members = record(`${clusterName}-members`, membersOf(cluster), connection, pulumi.runtime.isDryRun(), parent);
+  return {
+    initNode: init.triggers.apply((t) => (Array.isArray(t) && typeof t[0] === "string" ? t[0] : undefined)),
+    lastMembers: members.triggers.apply((t) => {
+      const v = Array.isArray(t) ? (t[0] as MembersRecord | undefined) : undefined;
+      return v !== undefined && v !== null && typeof v === "object" && Array.isArray(v.nodes) ? v : undefined;
+    }),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * What a plan does to the cluster the last `up` left, in words, from the component's own records
+ * (records.ts): which nodes it removes (drain, `kubeadm reset`, Node deleted), which it switches to
+ * another container runtime, from which version it upgrades; and the refusal of a plan whose first
+ * control-plane node is not the node that ran `kubeadm init`.
+ */
+import { KubeadmConfigError, type ValidCluster } from "../kubeadm/types";
+import { checkUpgrade, parseKubernetesVersion } from "../kubeadm/version";
+import type { MembersRecord } from "./records";
+
+/** What the plan changes about the nodes of the last `up`. */
+export interface Transitions {
+  /** The version of the last `up`, when recorded (`v1.33.2`). */
+  fromVersion?: string;
+  /** One line per destructive or disruptive change, naming the node: shown as warnings at preview and in the plan. */
+  warnings: string[];
+}
+
+/**
+ * Compare the last `up`'s members with the plan.
+ * @param last the members record read back (undefined: a new cluster, or a preview before the first `up` recorded it).
+ * @throws KubeadmConfigError (field `kubernetesVersion`) when the step from the recorded version is one
+ *   kubeadm refuses (a skipped minor, a downgrade): kubeadm's rule, `checkUpgrade`.
+ */
+export function planTransitions(cluster: ValidCluster, last: MembersRecord | undefined): Transitions {
+  if (last === undefined) return { warnings: [] };
+  const from = parseKubernetesVersion(last.version);
+  checkUpgrade(from, cluster.version);
+  const now = new Map(cluster.nodes.map((n) => [n.name, n]));
+  const warnings: string[] = [];
+  for (const old of last.nodes) {
+    const n = now.get(old.name);
+    if (n === undefined) {
+      warnings.push(
+        `node "${old.name}" is no longer in nodes: this up will drain it, run kubeadm reset on it (with its CRI socket${
+          old.role === "control-plane" ? "; this removes its etcd member" : ""
+        }), then delete its Node object`,
+      );
+    } else if (old.criSocket !== undefined && n.criSocket !== undefined && old.criSocket !== n.criSocket) {
+      warnings.push(
+        `node "${old.name}": criSocket ${old.criSocket} -> ${n.criSocket}: this up will switch its container runtime in place: cordon and drain it, rewrite its kubelet files (${
+          cluster.nodeLocalCriSocket ? "instance-config.yaml and config.yaml" : "the --container-runtime-endpoint flag and the cri-socket annotation"
+        }), restart and check the kubelet, uncordon it; one node at a time in the rollout line`,
+      );
+    }
+  }
+  return { fromVersion: from.text, warnings };
+}
+
+/**
+ * Refuse a plan whose first control-plane node is not the one that ran `kubeadm init` (recorded in the
+ * state when the cluster was first planned): it would run a second `kubeadm init` on another node and
+ * reset the init node, which holds the cluster's certificate authority and first etcd member.
+ * @param clusterName the component's name, for the message.
+ * @param initNode the recorded init node; undefined for a new cluster.
+ * @throws KubeadmConfigError (field `nodes`) saying why and what to do instead.
+ */
+export function checkInitNode(clusterName: string, cluster: ValidCluster, initNode: string | undefined): void {
+  const first = cluster.controlPlane[0]?.name;
+  if (initNode === undefined || initNode === first) return;
+  const where = cluster.nodes.some((n) => n.name === initNode)
+    ? `it is no longer the first control-plane node in nodes ("${first}" is now)`
+    : "it is no longer in nodes";
+  throw new KubeadmConfigError(
+    "nodes",
+    `node "${initNode}" ran kubeadm init for cluster "${clusterName}", but ${where}. The plan would run a second kubeadm init on "${first}" (a new, separate cluster) and reset "${initNode}", which holds the cluster's certificate authority and first etcd member. Nothing was changed. Put "${initNode}" back as the first control-plane node in nodes; every other node may be added, removed or reordered. Handing the init role to another node is not supported: the first control-plane node stays for the life of the cluster.`,
+  );
+}

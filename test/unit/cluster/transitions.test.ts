@@ -1,0 +1,62 @@
+/**
+ * What the component says at preview from its own records: the init node may not move, removed nodes
+ * and runtime switches are named, a version step kubeadm refuses is refused.
+ */
+import { validateCluster } from "../../../components/kubeadm/validate";
+import type { ClusterSpec } from "../../../components/kubeadm/types";
+import { checkInitNode, planTransitions } from "../../../components/cluster/transitions";
+import { membersOf } from "../../../components/cluster/records";
+
+const CONTAINERD = "unix:///run/containerd/containerd.sock";
+const CRIO = "unix:///var/run/crio/crio.sock";
+
+function cluster(nodes: Array<[string, string, string?]>, version = "v1.34.2") {
+  const spec: ClusterSpec = {
+    kubernetesVersion: version,
+    controlPlaneEndpoint: "k8s.example.internal:6443",
+    nodes: nodes.map(([name, role, criSocket], i) => ({ name, role, host: `10.0.0.${i + 1}`, ...(criSocket ? { criSocket } : {}) })),
+  };
+  return validateCluster(spec);
+}
+
+const base: Array<[string, string, string?]> = [
+  ["cp-1", "control-plane", CONTAINERD],
+  ["cp-2", "control-plane", CONTAINERD],
+  ["worker-1", "worker", CONTAINERD],
+  ["worker-2", "worker"],
+];
+
+test("the node that ran kubeadm init removed or moved: refused, saying why and what to do", () => {
+  const removed = cluster(base.slice(1));
+  expect(() => checkInitNode("prod", removed, "cp-1")).toThrow(
+    'nodes: node "cp-1" ran kubeadm init for cluster "prod", but it is no longer in nodes. The plan would run a second kubeadm init on "cp-2" (a new, separate cluster) and reset "cp-1"',
+  );
+  const moved = cluster([base[1], base[0], base[2], base[3]] as Array<[string, string, string?]>);
+  expect(() => checkInitNode("prod", moved, "cp-1")).toThrow('it is no longer the first control-plane node in nodes ("cp-2" is now)');
+  expect(() => checkInitNode("prod", moved, "cp-1")).toThrow('Put "cp-1" back as the first control-plane node in nodes');
+  // Unchanged, or a new cluster: fine; other nodes may move.
+  expect(() => checkInitNode("prod", cluster(base), "cp-1")).not.toThrow();
+  expect(() => checkInitNode("prod", cluster([base[0], base[3], base[1]] as Array<[string, string, string?]>), "cp-1")).not.toThrow();
+  expect(() => checkInitNode("prod", moved, undefined)).not.toThrow();
+});
+
+test("removed nodes and changed sockets are named; unchanged or new nodes are not", () => {
+  const last = membersOf(cluster(base, "v1.33.2"));
+  const now = cluster([base[0], base[2], ["worker-1b", "worker"], ["worker-2", "worker", CRIO]] as Array<[string, string, string?]>);
+  const t = planTransitions(now, last);
+  expect(t.fromVersion).toBe("v1.33.2");
+  expect(t.warnings).toEqual([
+    'node "cp-2" is no longer in nodes: this up will drain it, run kubeadm reset on it (with its CRI socket; this removes its etcd member), then delete its Node object',
+  ]);
+  const switched = cluster([base[0], base[1], ["worker-1", "worker", CRIO], base[3]] as Array<[string, string, string?]>);
+  expect(planTransitions(switched, last).warnings).toEqual([
+    `node "worker-1": criSocket ${CONTAINERD} -> ${CRIO}: this up will switch its container runtime in place: cordon and drain it, rewrite its kubelet files (instance-config.yaml and config.yaml), restart and check the kubelet, uncordon it; one node at a time in the rollout line`,
+  ]);
+  expect(planTransitions(cluster(base), last).warnings).toEqual([]);
+  expect(planTransitions(cluster(base), undefined)).toEqual({ warnings: [] });
+});
+
+test("a skipped minor or a downgrade from the recorded version is refused", () => {
+  expect(() => planTransitions(cluster(base, "v1.35.0"), membersOf(cluster(base, "v1.33.2")))).toThrow(/kubernetesVersion/);
+  expect(() => planTransitions(cluster(base, "v1.33.2"), membersOf(cluster(base, "v1.34.2")))).toThrow(/kubernetesVersion/);
+});
