@@ -4,7 +4,7 @@
  * A difference not listed here fails `npm run fidelity`; so does an entry that no case shows any more
  * (remove it once the stand-in is fixed).
  */
-import { CONFIG_YAML as CONFIG, FLAGS_ENV as FLAGS, INSTANCE_CONFIG as INSTANCE, CaseKey, Gate, Phase } from "./cases";
+import { CONFIG_YAML as CONFIG, FLAGS_ENV as FLAGS, CaseKey, Gate, Phase } from "./cases";
 import { OUTCOME } from "./compare";
 
 /** One explained difference: which cases and which artifact it covers, the diff lines it explains, and why. */
@@ -60,54 +60,16 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       "which is what 1.32 and later do.",
   },
   {
-    id: "gate-false-1.36",
-    minors: [36, 36],
-    gates: ["off"],
-    artifacts: [INSTANCE, CONFIG, FLAGS],
-    lines: [
-      /\+\(mode 644\)/,
-      /-\(no such file\)/,
-      /\+containerRuntimeEndpoint: .*/,
-      /-containerRuntimeEndpoint: .*/,
-      /[-+]KUBELET_KUBEADM_ARGS=.*/,
-    ],
-    reason:
-      "kubeadm 1.36 accepts NodeLocalCRISocket: false (its feature-gate validation checks names only, the GA lock is " +
-      "not enforced) and then takes the legacy path: --container-runtime-endpoint in kubeadm-flags.env, no " +
-      "instance-config.yaml, containerRuntimeEndpoint \"\" in config.yaml (unless a patch sets it); the stand-in takes " +
-      "the node-local path.",
-  },
-  {
-    id: "worker-1.31",
-    phases: ["upgrade-node"],
-    minors: [31, 31],
-    inputs: ["file-only", "flag-only"],
-    artifacts: [OUTCOME, FLAGS],
-    lines: [/-ok/, /\+exit 1:/, /\+unable to fetch the kubeadm-config ConfigMap: .*/, /\+To see the stack trace of this error execute with --v=5 or higher/, /[-+]KUBELET_KUBEADM_ARGS=.*/],
-    reason:
-      "kubeadm 1.31's `upgrade node` on a worker does not read the Node's cri-socket annotation at all " +
-      "(FetchInitConfigurationFromCluster with newControlPlane=true), so a worker without the annotation upgrades; " +
-      "the stand-in requires the annotation and fails.",
-  },
-  {
-    id: "exit-3",
-    phases: ["kubelet-start"],
-    minors: [31, 33],
-    artifacts: [OUTCOME],
-    lines: [/-exit 3:/, /\+exit 1:/],
-    reason: "up to 1.33 kubeadm exits 3 (its ValidationExitCode) on a configuration validation error; the stand-in exits 1.",
-  },
-  {
     id: "check-order",
     minors: [31, 37],
     gates: ["on", "off"],
     inputs: ["two-found"],
     artifacts: [OUTCOME],
-    lines: [/-(error: )?found multiple CRI endpoints on the host\..*/, /\+(error: )?featureGates: Invalid value: .*/],
+    lines: [/-(error: )?found multiple CRI endpoints on the host\..*/, /\+(error: )?featureGates: Invalid value: .*/, /-exit 1:/, /\+exit 3:/],
     reason:
       "kubeadm detects the CRI socket while defaulting the configuration, before it validates featureGates: with two " +
       "sockets and a gate it does not know (NodeLocalCRISocket on 1.31 and 1.37) it fails with 'found multiple CRI " +
-      "endpoints'; the stand-in validates the gates first.",
+      "endpoints' (exit 1); the stand-in validates the gates first (exit 3 up to 1.33, kubeadm's validation exit code).",
   },
 ];
 

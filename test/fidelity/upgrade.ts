@@ -207,7 +207,16 @@ export async function runStandinUpgrade(dir: string, c: UpgradeCase): Promise<Si
     const [namespace, name] = key.split("/");
     store.configMaps[key] = { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace, resourceVersion: String(++store.revision), creationTimestamp: "2026-01-01T00:00:00Z" }, data };
   }
-  store.nodes[HOSTNAME] = newNode(store, { name: HOSTNAME, controlPlane: false, taints: [], criAnnotation: c.input.annotation, version: c.version });
+  // newNode reads the lab's clock from $LAB_DIR/config.json: point it at this node's lab for the
+  // synchronous call (no other case can run in between).
+  const previous = process.env.LAB_DIR;
+  process.env.LAB_DIR = labDir;
+  try {
+    store.nodes[HOSTNAME] = newNode(store, { name: HOSTNAME, controlPlane: false, taints: [], criAnnotation: c.input.annotation, version: c.version });
+  } finally {
+    if (previous === undefined) delete process.env.LAB_DIR;
+    else process.env.LAB_DIR = previous;
+  }
   const storeFile = path.join(labDir, "cluster", "store.json");
   fs.mkdirSync(path.dirname(storeFile), { recursive: true });
   fs.writeFileSync(storeFile, JSON.stringify(store, null, 2));
