@@ -51,7 +51,10 @@ command -v go >/dev/null || { echo "build-kubeadm: the go command is not on PATH
 
 # served_versions: every k8s.io/kubernetes version the proxy lists (via the go command).
 served_versions() {
-  (cd "$(mktemp -d)" && GOFLAGS=-mod=mod go list -m -versions k8s.io/kubernetes 2>/dev/null | tr ' ' '\n' | tail -n +2)
+  local d
+  d="$(mktemp -d)"
+  (cd "$d" && GOFLAGS=-mod=mod go list -m -versions k8s.io/kubernetes 2>/dev/null | tr ' ' '\n' | tail -n +2)
+  rm -rf "$d"
 }
 
 # resolve MINOR|VERSION: the exact version to build.
