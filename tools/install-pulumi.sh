@@ -32,7 +32,10 @@ if [[ "${1:-}" == "--path" ]]; then
   exit 0
 fi
 
-command -v go >/dev/null || { echo "install-pulumi: the go command is needed (Go 1.25 or newer)" >&2; exit 1; }
+command -v go >/dev/null || { echo "install-pulumi: the go command is needed (Go 1.25.11 or newer)" >&2; exit 1; }
+# The upstream modules say `go 1.25.11`.
+node -e 'const v = process.argv[1].replace(/^go/, "").split(".").map(Number); const ok = v[0] > 1 || (v[0] === 1 && (v[1] > 25 || (v[1] === 25 && (v[2] ?? 0) >= 11))); process.exit(ok ? 0 : 1)' "$(go env GOVERSION)" ||
+  { echo "install-pulumi: Go 1.25.11 or newer is needed, found $(go env GOVERSION)" >&2; exit 1; }
 mkdir -p "$bin" "$root/logs"
 
 # Commits of releases whose module has no version tag of its own (a module in a subfolder of a
@@ -82,12 +85,14 @@ build() {
         const l = raw.replace(/\/\/.*$/, "").trim();
         if (!l) continue;
         const [from, to] = l.split("=>").map((s) => s.trim().split(/\s+/));
+        // A sibling module of the same repository (../sdk, ../../../../pkg): its release tag.
         if (to[0].startsWith(".")) console.log(`require ${from[0]} ${process.argv[2]}`);
         else console.log(`replace ${from.join(" ")} => ${to.join(" ")}`);
-      }' "$gomod" "$want"
+      }' "$gomod" "v${version#v}"
   } >"$work/go.mod"
   printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "$package" >"$work/tools.go"
   local cmd="go build -trimpath -ldflags '-s -w $ldflags' -o $out $package"
+  mkdir -p "$(dirname "$out")"
   if ! (cd "$work" && go mod tidy >>"$log" 2>&1 && go build -trimpath -ldflags "-s -w $ldflags" -o "$out.tmp" "$package" >>"$log" 2>&1); then
     echo "install-pulumi: $name v${version#v} NOT BUILT: \`$cmd\` (in $work) failed:" >&2
     tail -20 "$log" | sed 's/^/  /' >&2
@@ -104,10 +109,10 @@ build pulumi-language-nodejs github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-lang
   github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3 "$bin/pulumi-language-nodejs" \
   "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$pulumi_version" || true
 build pulumi-resource-command github.com/pulumi/pulumi-command/provider "$command_version" \
-  github.com/pulumi/pulumi-command/provider/cmd/pulumi-resource-command "$root/plugins/pulumi-resource-command" \
+  github.com/pulumi/pulumi-command/provider/cmd/pulumi-resource-command "$root/plugins/command-v$command_version/pulumi-resource-command" \
   "-X github.com/pulumi/pulumi-command/provider/pkg/version.Version=v$command_version" || true
 build pulumi-resource-kubernetes github.com/pulumi/pulumi-kubernetes/provider/v4 "$kubernetes_version" \
-  github.com/pulumi/pulumi-kubernetes/provider/v4/cmd/pulumi-resource-kubernetes "$root/plugins/pulumi-resource-kubernetes" \
+  github.com/pulumi/pulumi-kubernetes/provider/v4/cmd/pulumi-resource-kubernetes "$root/plugins/kubernetes-v$kubernetes_version/pulumi-resource-kubernetes" \
   "-X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=v$kubernetes_version" || true
 
 [[ $failed == 0 ]] || { echo "install-pulumi: the Pulumi CLI could not be built" >&2; exit 1; }

@@ -8,6 +8,7 @@ import { join } from "path";
 import { stringify } from "yaml";
 import { startLab, stopLab, hostPathOf, readStackFile, readLab, countSince, logOffsets, REPO_ROOT } from "../nodes";
 import { spawn } from "child_process";
+import { pathToFileURL } from "url";
 import { LabRunResult, Mode, RunOptions } from "../engine/run";
 import { pulumiPaths } from "../engine/paths";
 
@@ -135,7 +136,7 @@ async function labCommand(stackFile: string, mode: Mode, opts: RunOptions): Prom
     "--require",
     join(__dirname, "clock.cjs"),
     "--import",
-    `file://${join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")}`,
+    pathToFileURL(join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href,
     join(REPO_ROOT, "test", "lab", "cli.ts"),
     mode === "up" ? "apply" : mode,
     stackFile,

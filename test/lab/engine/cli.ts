@@ -60,7 +60,7 @@ async function run(mode: Mode, args: string[]): Promise<number> {
     replace: parsed.values.replace,
     expectNoChanges: parsed.values["expect-no-changes"],
   });
-  if (parsed.values.json !== undefined) fs.writeFileSync(parsed.values.json, JSON.stringify(result));
+  if (parsed.values.json !== undefined) fs.writeFileSync(parsed.values.json, JSON.stringify(result), { mode: 0o600 });
   if (!result.ok) process.stderr.write(`lab: ${mode} failed\n`);
   return result.ok ? 0 : 1;
 }

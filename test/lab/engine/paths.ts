@@ -6,7 +6,7 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { REPO_ROOT } from "../nodes";
+import { REPO_ROOT, labPaths } from "../nodes";
 
 /** The installed @pulumi/pulumi version (the CLI is built at the same version). */
 export const PULUMI_VERSION: string = require("@pulumi/pulumi/package.json").version;
@@ -40,7 +40,7 @@ export interface PulumiPaths {
 }
 
 export function pulumiPaths(labDir: string): PulumiPaths {
-  const root = path.join(labDir, "pulumi");
+  const root = labPaths(labDir).pulumiDir;
   return { home: path.join(root, "home"), state: path.join(root, "state"), project: path.join(root, "project") };
 }
 

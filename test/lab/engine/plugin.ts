@@ -7,6 +7,7 @@
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
+import { pathToFileURL } from "url";
 import { REPO_ROOT, pulumiBinary } from "./paths";
 
 /** The installed @pulumi/command version: the plugin version its SDK asks the engine for. */
@@ -18,7 +19,7 @@ function launcher(): string {
   return [
     "#!/bin/sh",
     "# The lab's STAND-IN command provider (not pulumi-resource-command): see test/lab/provider/main.ts.",
-    `exec node --import "file://${loader}" "${main}" "$@"`,
+    `exec node --import '${pathToFileURL(loader).href.replace(/'/g, "%27")}' '${main.replace(/'/g, "'\\''")}' "$@"`,
     "",
   ].join("\n");
 }

@@ -56,7 +56,7 @@ export interface RunOptions {
   parallel?: number;
   /** URNs to replace (`--replace`). */
   replace?: string[];
-  /** preview only: fail when the preview has changes (`--expect-no-changes`). */
+  /** Fail when there are changes (`--expect-no-changes`); with up, before anything runs. */
   expectNoChanges?: boolean;
 }
 
@@ -119,7 +119,8 @@ export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Pr
       }
     }
     const d = e.diagnosticEvent;
-    if (d && !d.ephemeral) diagnostics.push(`${d.severity} ${d.urn ? nameOf(d.urn) : "-"}: ${d.message.trimEnd()}`);
+    // Debug lines are the SDK's own RPC traces, which print resolved values, secrets among them.
+    if (d && !d.ephemeral && d.severity !== ("debug" as string)) diagnostics.push(`${d.severity} ${d.urn ? nameOf(d.urn) : "-"}: ${d.message.trimEnd()}`);
   };
   const common = { onOutput, onEvent, color: "never" as const };
   let changes: Record<string, number> = {};
@@ -135,12 +136,12 @@ export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Pr
       );
     } else if (mode === "up") {
       // As `pulumi up` does (the Automation API's up skips it): a preview first; when it fails, nothing runs.
-      const checked = await stack.preview({ ...common, parallel: o.parallel, replace: o.replace });
+      const checked = await stack.preview({ ...common, parallel: o.parallel, replace: o.replace, expectNoChanges: o.expectNoChanges });
       void checked;
       steps.length = 0;
       byKey.clear();
       diagnostics.length = 0;
-      const r = await stack.up({ ...common, parallel: o.parallel, replace: o.replace });
+      const r = await stack.up({ ...common, parallel: o.parallel, replace: o.replace, expectNoChanges: o.expectNoChanges });
       changes = (r.summary.resourceChanges ?? {}) as Record<string, number>;
       outputs = Object.fromEntries(Object.entries(r.outputs).map(([k, v]) => [k, v.secret ? "[secret]" : v.value]));
     } else if (mode === "destroy") {

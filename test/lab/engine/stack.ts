@@ -60,6 +60,8 @@ export function labEnv(labDir: string): Record<string, string> {
     PULUMI_CONFIG_PASSPHRASE: LAB_PASSPHRASE,
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DIY_BACKEND_NO_LEGACY_WARNING: "true",
+    // Only the plugins installed in the lab's PULUMI_HOME: never a pulumi-resource-* found on PATH.
+    PULUMI_IGNORE_AMBIENT_PLUGINS: "true",
   };
 }
 

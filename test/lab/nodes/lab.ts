@@ -166,6 +166,8 @@ async function cleanLab(labDir: string): Promise<void> {
   unmountLeftovers(labDir);
   const paths = labPaths(labDir);
   for (const d of [paths.nodesDir, paths.clusterDir, paths.sshDir]) fs.rmSync(d, { recursive: true, force: true });
+  // New machines hold no cluster, so no stack state either (the plugins in pulumi/home stay).
+  for (const d of ["state", "project"]) fs.rmSync(path.join(paths.pulumiDir, d), { recursive: true, force: true });
 }
 
 export interface StopLabResult {

@@ -29,6 +29,12 @@ export interface LabPaths {
   knownHosts: string;
   clusterDir: string;
   nodesDir: string;
+  /**
+   * The lab's Pulumi files (test/lab/engine): `home/` (PULUMI_HOME: plugins), `state/` (the local
+   * backend) and `project/` (Pulumi.yaml and stack settings). State and project belong to the
+   * machines: a fresh lab has no stack.
+   */
+  pulumiDir: string;
 }
 
 export function labPaths(labDir: string = DEFAULT_LAB_DIR): LabPaths {
@@ -42,6 +48,7 @@ export function labPaths(labDir: string = DEFAULT_LAB_DIR): LabPaths {
     knownHosts: path.join(sshDir, "known_hosts"),
     clusterDir: path.join(dir, "cluster"),
     nodesDir: path.join(dir, "nodes"),
+    pulumiDir: path.join(dir, "pulumi"),
   };
 }
 

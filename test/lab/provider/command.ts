@@ -4,19 +4,22 @@
  *
  * - one SSH session per command; the command text is the session's command (`session.Run(cmd)`);
  *   stdin is attached only when non-empty;
- * - `connection`: user defaults to `root`, port to 22; dialling is retried up to `dialErrorLimit`
- *   (default 10, -1 = unlimited) times; `hostKey` checked only when set;
+ * - `connection`: user defaults to `root`, port to 22; a failed dial is retried `dialErrorLimit` times
+ *   (default 10, -1 = unlimited), so it is tried limit + 1 times; `hostKey` checked only when set (an
+ *   empty one is a parse error, as in the real provider); `proxy` is NOT supported by this stand-in: a
+ *   command with one fails instead of silently connecting directly;
  * - `environment`: one SSH setenv per entry; a refused setenv FAILS the command with
  *   `could not set environment variable "K": ssh: setenv failed`. OpenSSH's client does not report
- *   refusals, so this decides as the server would, from `acceptEnv` (default: Debian sshd's
- *   `AcceptEnv LANG LC_*`);
+ *   refusals, so this decides as the server would, from `acceptEnv` (default: none, as the lab's
+ *   sshd has no AcceptEnv line);
  * - `addPreviousOutputInEnv` (default true): the previous stdout/stderr go as PULUMI_COMMAND_STDOUT /
  *   PULUMI_COMMAND_STDERR through setenv; a refusal only warns;
  * - a non-zero exit becomes `Process exited with status N: running "<cmd>":\n<stdout+stderr>`
  *   (Go's `%w: running %q`), whatever `logging` says: like the real provider, the error quotes the
  *   whole command and its output;
  * - on success stdout and stderr lose ONE trailing newline;
- * - `logging` (default stdoutAndStderr) chooses which streams are logged, line by line, at info.
+ * - `logging` (default stdoutAndStderr) chooses which streams are logged, line by line, as info
+ *   status messages (ephemeral, like the real provider's InfoStatus).
  */
 import { ExecResult, Executor, LogFn } from "./types";
 
@@ -36,7 +39,7 @@ export interface RunCommandOptions {
   previous?: { stdout: string; stderr: string };
   executor: Executor;
   log: LogFn;
-  /** Names the SSH servers accept (sshd AcceptEnv); default Debian's `LANG LC_*`. */
+  /** Names the SSH servers accept (sshd AcceptEnv); default none (the lab's sshd). */
   acceptEnv?: string[];
   /** Base delay between dial retries; default 500 ms. */
   dialRetryDelayMs?: number;
@@ -70,8 +73,12 @@ export async function runCommand(o: RunCommandOptions): Promise<{ stdout: string
   const port = typeof c["port"] === "number" ? c["port"] : 22;
   const user = typeof c["user"] === "string" ? c["user"] : "root";
   const limit = typeof c["dialErrorLimit"] === "number" ? c["dialErrorLimit"] : 10;
-  const acceptEnv = o.acceptEnv ?? ["LANG", "LC_*"];
+  const acceptEnv = o.acceptEnv ?? [];
   const hostPort = `${host}:${port}`;
+  if (c["proxy"] !== undefined && c["proxy"] !== null) {
+    throw new CommandError(`the lab's stand-in command provider does not support connection.proxy (${hostPort})`);
+  }
+  if (c["hostKey"] === "") throw new CommandError(`ssh: no key found (connection.hostKey is empty)`);
 
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(o.props.environment ?? {})) {
@@ -96,7 +103,7 @@ export async function runCommand(o: RunCommandOptions): Promise<{ stdout: string
     partial += chunk;
     const lines = partial.split("\n");
     partial = lines.pop() ?? "";
-    for (const line of lines) o.log("info", line);
+    for (const line of lines) o.log("status", line);
   };
 
   let result: ExecResult | undefined;
@@ -114,16 +121,16 @@ export async function runCommand(o: RunCommandOptions): Promise<{ stdout: string
       onOutput,
     });
     if (result.kind !== "connect") break;
-    if (limit >= 0 && dial >= limit) {
-      throw new CommandError(`failed to dial ${hostPort} after ${dial} attempt(s): ${result.message ?? "connection failed"}`);
+    if (limit >= 0 && dial > limit) {
+      throw new CommandError(`failed to dial ${hostPort} after ${dial} failed attempts: ${result.message ?? "connection failed"}`);
     }
     o.log("debug", `dial ${hostPort} failed (${result.message ?? "connection failed"}), retry ${dial}/${limit < 0 ? "unlimited" : limit}`);
     await new Promise((r) => setTimeout(r, Math.min((o.dialRetryDelayMs ?? 500) * dial, 5000)));
   }
-  if (partial !== "") o.log("info", partial);
+  if (partial !== "") o.log("status", partial);
   if (result.exitCode !== 0) {
     const why =
-      result.exitCode === null || (result.exitCode === 255 && result.signal)
+      result.exitCode === null
         ? "wait: remote command exited without exit status or exit signal"
         : `Process exited with status ${result.exitCode}`;
     throw new CommandError(`${why}: running ${JSON.stringify(o.command)}:\n${result.combined}`);

@@ -10,6 +10,7 @@ import { LogFn, Severity } from "./types";
 const SEVERITY: Record<Severity, LogSeverity> = {
   debug: LogSeverity.DEBUG,
   info: LogSeverity.INFO,
+  status: LogSeverity.INFO,
   warning: LogSeverity.WARNING,
   error: LogSeverity.ERROR,
 };
@@ -30,6 +31,7 @@ export function engineLogger(address: string | undefined): (urn: string) => LogF
     req.setSeverity(SEVERITY[severity]);
     req.setMessage(message);
     req.setUrn(urn);
+    req.setEphemeral(severity === "status");
     client.log(req, () => undefined);
   };
 }

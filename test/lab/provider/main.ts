@@ -42,6 +42,12 @@ function main(args: string[]): Promise<void> {
     delete: async (_id, urn, props) => only(async () => rc.delete(urn, props))(urn),
     read: async (id, urn, props) => ({ id, props }),
   };
+  // The real provider exits when its engine is gone (a health check); this one when its parent (the
+  // engine's process) is: the process is re-parented then.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) process.exit(1);
+  }, 2000).unref();
   return provider.main(impl, args);
 }
 

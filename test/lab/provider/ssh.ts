@@ -94,8 +94,13 @@ export function openSshExecutor(options: OpenSshOptions = {}): Executor {
           }
           // Exit 255 with a client error logged before any session (refused, timeout, auth, host key)
           // is a failed dial; a connection lost mid-command is the command's failure, never retried.
-          if (code === 255 && log !== "" && !/closed by remote host|Broken pipe|Connection reset by peer/i.test(log)) {
+          // A server that closes during the handshake (kex_exchange_identification) is a failed dial too.
+          const lostSession = /closed by remote host|Broken pipe|Connection reset by peer/i.test(log) && !/kex_exchange_identification|banner exchange/i.test(log);
+          if (code === 255 && log !== "" && !lostSession) {
             resolve({ kind: "connect", exitCode: code, signal, stdout, stderr, combined, message: log });
+          } else if (code === 255 && lostSession) {
+            // The session was lost mid-command: no exit status, as Go's ssh reports it.
+            resolve({ kind: "exited", exitCode: null, signal, stdout, stderr, combined });
           } else {
             resolve({ kind: "exited", exitCode: code, signal, stdout, stderr, combined });
           }

@@ -24,7 +24,8 @@ export interface ExecRequest {
 
 export interface ExecResult {
   /**
-   * `exited`: the remote command ran and exited (code may be non-zero);
+   * `exited`: the remote command ran and exited (code may be non-zero; null when the connection was
+   *   lost before it reported an exit status);
    * `connect`: no session could be opened (dial/auth/host key); the text is in `message`.
    */
   kind: "exited" | "connect";
@@ -40,8 +41,8 @@ export interface ExecResult {
 /** Runs one remote command. The real one is {@link ./ssh.ts openSshExecutor}; unit tests pass a fake. */
 export type Executor = (req: ExecRequest) => Promise<ExecResult>;
 
-/** Engine log severities, as pulumi-command logs through the engine. */
-export type Severity = "debug" | "info" | "warning" | "error";
+/** Engine log severities, as pulumi-command logs through the engine; `status` is info sent ephemeral (InfoStatus). */
+export type Severity = "debug" | "info" | "status" | "warning" | "error";
 
 /** Where a command's log lines go (the engine's Log, attached to the resource). */
 export type LogFn = (severity: Severity, message: string) => void;

@@ -44,7 +44,7 @@ test("create runs `create` over one session with stdin; the state is the inputs 
   expect(isSecret(r.outs["connection"])).toBe(true);
   expect(r.outs["stdin"]).toEqual({ [SIG_KEY]: SECRET_SIG, value: "TOKEN" });
   expect([r.outs["stdout"], r.outs["stderr"]]).toEqual(["out", ""]);
-  expect(logs).toEqual(["lab-cp-1-init info out"]);
+  expect(logs).toEqual(["lab-cp-1-init status out"]);
 });
 
 test("a failed command throws pulumi-command's text, quoting the command and its output", async () => {
@@ -80,9 +80,35 @@ test("an environment variable the SSH server does not accept fails the command b
   expect(calls).toEqual([]);
 });
 
-test("with Debian's sshd (AcceptEnv LANG LC_*) the previous output is not passed: a warning, and the command runs", async () => {
+test("with the lab's sshd (no AcceptEnv) the previous output is not passed: a warning, and the command runs", async () => {
   const { rc, calls, logs } = fake();
   await rc.update(URN, { connection: conn, create: "c", stdout: "prev", stderr: "" }, { connection: conn, create: "c2" });
   expect(calls.map((c) => [c.command, c.env])).toEqual([["c2", {}]]);
   expect(logs[0]).toMatch(/^lab-cp-1-init warning Unable to set 'PULUMI_COMMAND_STDOUT'/);
+});
+
+test("a connection through a proxy is refused, never dialled directly; an empty hostKey is an error", async () => {
+  const { rc, calls } = fake();
+  await expect(rc.create(URN, { connection: { ...conn, proxy: { host: "10.0.0.1" } }, create: "c" })).rejects.toThrow("does not support connection.proxy");
+  await expect(rc.create(URN, { connection: { ...conn, hostKey: "" }, create: "c" })).rejects.toThrow("no key found");
+  expect(calls).toEqual([]);
+});
+
+test("a failed dial is retried dialErrorLimit times (limit + 1 attempts); a session lost mid-command reports no exit status", async () => {
+  let attempts = 0;
+  const rc = remoteCommand({
+    executor: async (): Promise<ExecResult> => {
+      attempts++;
+      return { kind: "connect", exitCode: 255, stdout: "", stderr: "", combined: "", message: "Connection refused" };
+    },
+    logFor: () => () => undefined,
+    dialRetryDelayMs: 1,
+  });
+  await expect(rc.create(URN, { connection: { ...conn, dialErrorLimit: 2 }, create: "c" })).rejects.toThrow("after 3 failed attempts: Connection refused");
+  expect(attempts).toBe(3);
+  const lost = remoteCommand({
+    executor: async (): Promise<ExecResult> => ({ kind: "exited", exitCode: null, stdout: "", stderr: "", combined: "half" }),
+    logFor: () => () => undefined,
+  });
+  await expect(lost.create(URN, { connection: conn, create: "c" })).rejects.toThrow('wait: remote command exited without exit status or exit signal: running "c":\nhalf');
 });
