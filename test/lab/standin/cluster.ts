@@ -137,9 +137,9 @@ export function writeKubeletStart(opts: {
   if (opts.minor <= 34) own.push({ name: "pod-infra-container-image", value: pauseImage(opts.minor) });
   if (opts.name !== nodeName()) own.push({ name: "hostname-override", value: opts.name });
   if (opts.registerTaints && opts.registerTaints.length > 0) own.push({ name: "register-with-taints", value: opts.registerTaints.map(taintArg).join(",") });
-  writeText(FLAGS_ENV, renderFlagsEnv(own, opts.reg.kubeletExtraArgs), 0o644, 0o700);
+  writeText(FLAGS_ENV, renderFlagsEnv(own, opts.reg.kubeletExtraArgs, opts.minor), 0o644, 0o700);
   if (opts.gateOn) writeInstanceConfig(opts.endpoint);
-  writeKubeletConfig(opts.clusterKubelet, opts.gateOn ? opts.endpoint : undefined);
+  writeKubeletConfig(opts.clusterKubelet, opts.gateOn ? opts.endpoint : undefined, opts.minor);
 }
 
 /**

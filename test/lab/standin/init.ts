@@ -62,7 +62,9 @@ export async function init(args: string[]): Promise<number> {
     ...(typeof cli.flags["ignore-preflight-errors"] === "string" ? (cli.flags["ignore-preflight-errors"] as string).split(",") : []),
   ];
 
-  // Validation, as kubeadm's config loading does it.
+  // Defaulting detects the CRI socket before validation checks the gates (SetInitDynamicDefaults, then
+  // ValidateInitConfiguration): two sockets fail first even with a gate kubeadm does not know.
+  const endpoint = resolveCriSocket(minor, reg.criSocket);
   const gates = featureGatesOf(clusterCfg);
   assertFeatureGates(minor, gates);
   let k8s = v;
@@ -77,7 +79,6 @@ export async function init(args: string[]): Promise<number> {
     }
     k8s = parsed;
   }
-  const endpoint = resolveCriSocket(minor, reg.criSocket);
   const gateOn = nodeLocalCriSocket(minor, gates);
 
   // Preflight.

@@ -27,19 +27,26 @@ export function readInstanceConfig(): string | undefined {
 
 /**
  * config.yaml: the cluster-wide KubeletConfiguration (kubelet-config ConfigMap), then the instance
- * config as a patch when NodeLocalCRISocket is in effect. Keys sorted, mode 0644.
+ * config as a patch when NodeLocalCRISocket is in effect. Keys sorted, mode 0644. From 1.32 kubeadm's
+ * KubeletConfiguration has the struct `crashLoopBackOff`, marshalled as `crashLoopBackOff: {}` even
+ * when empty (seen by the fidelity test against real kubeadm).
  */
-export function writeKubeletConfig(clusterKubelet: string, instanceEndpoint: string | undefined): void {
+export function writeKubeletConfig(clusterKubelet: string, instanceEndpoint: string | undefined, minor: number): void {
   const o = parse(clusterKubelet) as Obj;
+  if (minor >= 32 && o.crashLoopBackOff === undefined) o.crashLoopBackOff = {};
   if (instanceEndpoint !== undefined) o.containerRuntimeEndpoint = instanceEndpoint;
   writeText(CONFIG_YAML, goYaml(o), 0o644, 0o700);
 }
 
-/** kubeadm-flags.env: kubeadm's own flags sorted (those the user overrides dropped), then the user's. */
-export function renderFlagsEnv(own: KubeletArg[], user: KubeletArg[]): string {
+/**
+ * kubeadm-flags.env (WriteKubeletArgsToFile(own, kubeletExtraArgs)): from 1.32 kubeadm's own flags
+ * sorted (those the user overrides dropped), then the user's in the order given; 1.31 sorts them all
+ * together by name, then value (its ArgumentsToCommand, checked in source).
+ */
+export function renderFlagsEnv(own: KubeletArg[], user: KubeletArg[], minor: number): string {
   const userNames = new Set(user.map((a) => a.name));
-  const sorted = own.filter((a) => !userNames.has(a.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return formatFlagsEnv([...sorted, ...user]);
+  const kept = own.filter((a) => !userNames.has(a.name));
+  return formatFlagsEnv(minor <= 31 ? sortArgs([...user, ...kept]) : [...sortArgs(kept), ...user]);
 }
 
 export function formatFlagsEnv(args: KubeletArg[]): string {

@@ -182,7 +182,7 @@ async function upgradeLocalKubelet(minor: number, gates: Record<string, boolean>
       writeInstanceConfig(endpoint);
     }
   }
-  writeKubeletConfig(clusterKubelet, gateOn ? (readInstanceConfig() ?? "") : undefined);
+  writeKubeletConfig(clusterKubelet, gateOn ? (readInstanceConfig() ?? "") : undefined, minor);
   process.stdout.write(`[upgrade] Backing up kubelet config file to /etc/kubernetes/tmp/kubeadm-kubelet-config.yaml\n[kubelet-start] Writing kubelet configuration to file "/var/lib/kubelet/config.yaml"\n`);
   if (gateOn && minor >= 33 && minor <= 36) await annotate(node, undefined);
   process.stdout.write(`[upgrade/kubelet-config] The kubelet configuration for this node was successfully upgraded!\n`);

@@ -70,6 +70,12 @@ describe("CRI socket", () => {
     );
     expect(cp.read("/var/lib/kubelet/kubeadm-flags.env")).toContain("--container-runtime-endpoint=unix:///run/containerd/containerd.sock ");
   });
+  test("several sockets and a gate kubeadm does not know: the socket error comes first (defaulting before validation)", async () => {
+    const { r } = await initWith("v1.37.0", { gates: { NodeLocalCRISocket: true } }, ["containerd", "crio"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: found multiple CRI endpoints on the host\./);
+    expect(r.stderr).not.toContain("featureGates");
+  });
   test("several sockets and none chosen: kubeadm's error, nothing written", async () => {
     const { cp, r } = await initWith("v1.34.1", {}, ["containerd", "crio"]);
     expect(r.code).toBe(1);
