@@ -30,15 +30,6 @@ export interface KnownDifference {
 /** The explained differences (see the module comment). */
 export const KNOWN_DIFFERENCES: KnownDifference[] = [
   {
-    id: "crash-loop",
-    minors: [32, 37],
-    artifacts: [CONFIG],
-    lines: [/-crashLoopBackOff: \{\}/],
-    reason:
-      "from 1.32 kubeadm's KubeletConfiguration has the struct crashLoopBackOff, written as `crashLoopBackOff: {}` " +
-      "between cpuManagerReconcilePeriod and evictionPressureTransitionPeriod; the stand-in's kubelet configuration lacks the line.",
-  },
-  {
     id: "patches-dir",
     minors: [31, 36],
     inputs: ["patch-config"],
@@ -47,29 +38,6 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     reason:
       "kubeadm applies the kubeletconfiguration patches of InitConfiguration `patches.directory` to config.yaml (before " +
       "instance-config.yaml, so they show only where the gate is off); the stand-in ignores `patches`.",
-  },
-  {
-    id: "flag-order-1.31",
-    minors: [31, 31],
-    inputs: ["user-flag", "extra-args"],
-    artifacts: [FLAGS],
-    lines: [/[-+]KUBELET_KUBEADM_ARGS=.*/],
-    reason:
-      "kubeadm 1.31 sorts all flags, its own and the user's kubeletExtraArgs, by name then value (a user flag replaces " +
-      "kubeadm's flag of that name in place); the stand-in puts the user's flags after kubeadm's in the order given, " +
-      "which is what 1.32 and later do.",
-  },
-  {
-    id: "check-order",
-    minors: [31, 37],
-    gates: ["on", "off"],
-    inputs: ["two-found"],
-    artifacts: [OUTCOME],
-    lines: [/-(error: )?found multiple CRI endpoints on the host\..*/, /\+(error: )?featureGates: Invalid value: .*/, /-exit 1:/, /\+exit 3:/],
-    reason:
-      "kubeadm detects the CRI socket while defaulting the configuration, before it validates featureGates: with two " +
-      "sockets and a gate it does not know (NodeLocalCRISocket on 1.31 and 1.37) it fails with 'found multiple CRI " +
-      "endpoints' (exit 1); the stand-in validates the gates first (exit 3 up to 1.33, kubeadm's validation exit code).",
   },
 ];
 

@@ -102,7 +102,7 @@ test("a drain that fails on the second worker stops the rollout there; a re-run 
   expect(criStates(["worker-2"])).toEqual({ "worker-2": expectedCriStates({ "worker-2": MIXED_ENDPOINTS["worker-2"] as string }, true)["worker-2"] });
 });
 
-test("a kubelet that fails after the config change: backups restored, kubelet healthy again, a clear error", async () => {
+test("a node whose declared runtime is gone (switched by hand): the toggle stops at its prepare step, naming the node and the socket, before any file changes", async () => {
   // worker-1 was switched to CRI-O by hand (flag edited, containerd gone), while the stack still says containerd.
   const nodes = MIXED.map((n) => (n.name === "worker-1" ? { ...n, runtimes: ["containerd", "crio"] } : n));
   const at = (gates: Record<string, boolean>) => writeStack("kubelet-fails", "v1.33.2", nodes, { "kubeadm:featureGates": gates });
@@ -122,10 +122,13 @@ test("a kubelet that fails after the config change: backups restored, kubelet he
   const result = await run(at({ NodeLocalCRISocket: true }));
   expect(result.ok).toBe(false);
   const failed = result.resources.filter((r) => !r.ok);
-  expect(failed.map((r) => r.name)).toEqual(["e2e-worker-1-kubelet-files"]);
-  expect(failed[0]?.error).toContain("pulumi-kubeadm: node worker-1: the kubelet was unhealthy after its files changed; the files were restored from their backups and the kubelet restarted");
+  expect(failed.map((r) => r.name)).toEqual(["e2e-worker-1-prepare"]);
+  expect(failed[0]?.error).toMatch(/worker-1/);
+  expect(failed[0]?.error).toMatch(/containerd\.sock/);
+  // Nothing on the node changed, and its kubelet still runs on what it had.
   expect(nodeFile("worker-1", "/var/lib/kubelet/kubeadm-flags.env")).toBe(flagsBefore);
   expect(nodeFile("worker-1", "/var/lib/kubelet/instance-config.yaml")).toBeUndefined();
+  expect(result.resources.filter((r) => r.name.startsWith("e2e-worker-1-") && r.ran.length > 0 && r.name !== "e2e-worker-1-prepare")).toEqual([]);
   const health = await runOnNode("worker-1", "systemctl is-active kubelet", undefined, { labDir: LAB_DIR });
   expect(health.stdout.trim()).toBe("active");
 });
