@@ -3,7 +3,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
-import type * as command from "@pulumi/command";
+import * as command from "@pulumi/command";
 import { validateCluster } from "../kubeadm/validate";
 import { DEFAULT_CRI_SOCKET } from "../kubeadm/criSocket";
 import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
@@ -16,7 +16,7 @@ import type { RunValues, StepContext, StepSettings } from "../steps/kind";
 import { stepCommand } from "./command";
 import { nodeConnection } from "./connection";
 import { records } from "./records";
-import { checkInitNode, planTransitions } from "./transitions";
+import { checkInitNode, planTransitions, type Transitions } from "./transitions";
 import type { ClusterArgs, NodeArgs } from "./args";
 
 /** Per-node status, an output of the component. */
@@ -87,6 +87,91 @@ function stepSettings(args: ClusterArgs): StepSettings {
       return template === "" ? undefined : template;
     },
   };
+}
+
+/**
+ * Stop the deployment of a refused plan before the engine deletes anything. A program that only logs
+ * an error still ends normally for the engine, which then deletes every resource the program did not
+ * register: here every step, so every node would be drained and reset. The engine stops a deployment
+ * whose program registers one resource name twice, before any delete: this registers
+ * `<cluster>-plan-refused` twice (two Commands that run nothing), and the preview or `up` fails with
+ * "Duplicate resource URN" after the refusal's own error.
+ */
+function refuse(parent: pulumi.ComponentResource, name: string, message: string, connection: ReturnType<typeof nodeConnection>): void {
+  for (let i = 0; i < 2; i++) {
+    new command.remote.Command(
+      `${name}-plan-refused`,
+      { connection, triggers: [message], logging: "none", addPreviousOutputInEnv: false },
+      { parent },
+    );
+  }
+}
+
+/** What `registerSteps` needs besides the plan. */
+interface StepSources {
+  context(id: string): StepContext;
+  /** The scripts rendered at construction (with the declared endpoint). */
+  early(id: string): StepScripts;
+  connection(node: string): ReturnType<typeof nodeConnection>;
+}
+
+/** What the registered steps give back: a step's stdout, a node's resolved CRI endpoint. */
+interface RegisteredSteps {
+  stdout(id: string): pulumi.Output<string>;
+  endpoint(node: string): pulumi.Output<string>;
+}
+
+/**
+ * One `command.remote.Command` per plan step, in plan order. The component only loops over the plan:
+ * what a step reads, runs and deletes is its kind's (components/steps).
+ */
+function registerSteps(parent: pulumi.ComponentResource, name: string, steps: Step[], src: StepSources): RegisteredSteps {
+  const commands = new Map<string, command.remote.Command>();
+  const endpoints = new Map<string, pulumi.Output<string>>();
+  const out = (id: string) => (commands.get(id) as command.remote.Command).stdout;
+  for (const step of steps) {
+    const kind = step.kind;
+    const ctx = src.context(step.id);
+    const endpoint = endpoints.get(step.node) as pulumi.Output<string>;
+    const reads = kind.stdin?.reads?.(ctx) ?? [];
+    const values = pulumi.all([endpoint, ...reads.map(out)]).apply(([ep, ...outs]): RunValues => ({
+      endpoint: ep as string,
+      stdout: (id) => {
+        const i = reads.indexOf(id);
+        if (i < 0) throw new Error(`${step.id}: reads ${id}, which its kind does not name in stdin.reads`);
+        return outs[i] as string;
+      },
+    }));
+    const stdinSpec = kind.stdin;
+    const stdin = stdinSpec === undefined ? undefined : values.apply((v) => stdinSpec.render(ctx, v));
+    const early = src.early(step.id);
+    const resolved = kind.scriptsUseEndpoint ? endpoint.apply((ep) => kind.scripts(ctx, ep)) : undefined;
+    const cmd = stepCommand(parent, name, {
+      step,
+      scripts: resolved
+        ? {
+            create: resolved.apply((x) => x.create),
+            update: resolved.apply((x) => x.update ?? x.create),
+            ...(early.delete !== undefined ? { delete: resolved.apply((x) => x.delete as string) } : {}),
+          }
+        : early,
+      connection: src.connection(step.runsOn),
+      ...(stdin !== undefined ? { stdin: stdinSpec?.secret ? pulumi.secret(stdin) : stdin } : {}),
+      secretOutput: kind.secretOutput === true,
+      dataOutput: kind.dataOutput,
+      dependsOn: step.after.map((id) => commands.get(id) as command.remote.Command),
+      // kubeadm init/join run once: a later change of their configuration (a new version, new join
+      // material, kubeletExtraArgs or taints of a joined node) changes nothing and is not an update.
+      ignoreChanges: kind.runsOnce ? ["stdin"] : undefined,
+    });
+    commands.set(step.id, cmd);
+    const endpointFrom = kind.endpointFrom;
+    if (endpointFrom !== undefined) {
+      const declared = ctx.node.criSocket;
+      endpoints.set(step.node, declared !== undefined ? pulumi.output(declared) : cmd.stdout.apply((o) => endpointFrom(step.node, o)));
+    }
+  }
+  return { stdout: out, endpoint: (node) => endpoints.get(node) as pulumi.Output<string> };
 }
 
 /**
@@ -163,78 +248,50 @@ export class Cluster extends pulumi.ComponentResource {
     // What the last `up` recorded (in the state, read back through the engine): the init node, and at
     // preview the members and version. Every step waits for this check; a failed check registers nothing.
     const recorded = records(this, name, cluster, connection(cp1Name));
-    const transitions = recorded.lastMembers.apply((last) => planTransitions(cluster, last));
-    const guard = pulumi.all([recorded.initNode, transitions]).apply(([initNode, t]) => {
-      checkInitNode(name, cluster, initNode);
-      if (pulumi.runtime.isDryRun()) for (const line of t.warnings) pulumi.log.warn(line, this);
-      return true;
-    });
-
-    const commands = new Map<string, command.remote.Command>();
-    const endpoints = new Map<string, pulumi.Output<string>>();
-    const out = (id: string) => (commands.get(id) as command.remote.Command).stdout;
-    const dependencies = (step: Step): pulumi.Input<pulumi.Resource[]> =>
-      guard.apply(() => step.after.map((id) => commands.get(id) as command.remote.Command));
-
-    // The component only loops over the plan: what a step reads, runs and deletes is its kind's.
-    for (const step of steps) {
-      const kind = step.kind;
-      const ctx = contexts.get(step.id) as StepContext;
-      const endpoint = endpoints.get(step.node) as pulumi.Output<string>;
-      const reads = kind.stdin?.reads?.(ctx) ?? [];
-      const values = pulumi.all([endpoint, ...reads.map(out)]).apply(([ep, ...outs]): RunValues => ({
-        endpoint: ep as string,
-        stdout: (id) => {
-          const i = reads.indexOf(id);
-          if (i < 0) throw new Error(`${step.id}: reads ${id}, which its kind does not name in stdin.reads`);
-          return outs[i] as string;
-        },
-      }));
-      const stdinSpec = kind.stdin;
-      const stdin = stdinSpec === undefined ? undefined : values.apply((v) => stdinSpec.render(ctx, v));
-      const early = scripts.get(step.id) as StepScripts;
-      const resolved = kind.scriptsUseEndpoint ? endpoint.apply((ep) => kind.scripts(ctx, ep)) : undefined;
-      const cmd = stepCommand(this, name, {
-        step,
-        scripts: resolved
-          ? {
-              create: resolved.apply((x) => x.create),
-              update: resolved.apply((x) => x.update ?? x.create),
-              ...(early.delete !== undefined ? { delete: resolved.apply((x) => x.delete as string) } : {}),
-            }
-          : early,
-        connection: connection(step.runsOn),
-        ...(stdin !== undefined ? { stdin: stdinSpec?.secret ? pulumi.secret(stdin) : stdin } : {}),
-        secretOutput: kind.secretOutput === true,
-        dataOutput: kind.dataOutput,
-        dependsOn: dependencies(step),
-        // kubeadm init/join run once: a later change of their configuration (a new version, new join
-        // material, kubeletExtraArgs or taints of a joined node) changes nothing and is not an update.
-        ignoreChanges: kind.runsOnce ? ["stdin"] : undefined,
-      });
-      commands.set(step.id, cmd);
-      const endpointFrom = kind.endpointFrom;
-      if (endpointFrom !== undefined) {
-        const declared = ctx.node.criSocket;
-        endpoints.set(step.node, declared !== undefined ? pulumi.output(declared) : cmd.stdout.apply((o) => endpointFrom(step.node, o)));
+    // Before any step is registered: the plan must start from the node that ran init, and (at preview)
+    // from a version kubeadm can upgrade. A refusal is an error of the deployment, and no step exists, so
+    // nothing runs (a rejected Output in a step's inputs would leave the Pulumi program hanging).
+    const checked = pulumi.all([recorded.initNode, recorded.lastMembers]).apply(([initNode, last]) => {
+      try {
+        checkInitNode(name, cluster, initNode);
+        const t = planTransitions(cluster, last);
+        if (pulumi.runtime.isDryRun()) for (const line of t.warnings) pulumi.log.warn(line, this);
+        return { refused: undefined, transitions: t };
+      } catch (e) {
+        const message = (e as Error).message;
+        pulumi.log.error(message, this);
+        refuse(this, name, message, connection(cp1Name));
+        return { refused: message, transitions: { warnings: [] } as Transitions };
       }
-    }
+    });
+    const registered = checked.apply((c) =>
+      c.refused !== undefined
+        ? undefined
+        : registerSteps(this, name, steps, {
+            context: (id) => contexts.get(id) as StepContext,
+            early: (id) => scripts.get(id) as StepScripts,
+            connection,
+          }),
+    );
 
-    this.kubeconfig = pulumi.secret(out(`${cp1Name}-kubeconfig`));
+    this.kubeconfig = pulumi.secret(registered.apply((r) => (r ? r.stdout(`${cp1Name}-kubeconfig`) : "")));
     this.provider =
       args.kubernetesProvider === false ? undefined : new k8s.Provider(`${name}-provider`, { kubeconfig: this.kubeconfig }, { parent: this });
-    this.nodes = pulumi.all(
-      cluster.nodes.map((n) =>
-        (endpoints.get(n.name) as pulumi.Output<string>).apply(
-          (criSocket): NodeStatus => ({ name: n.name, role: n.role, criSocket, nodeLocalCriSocket: cluster.nodeLocalCriSocket }),
-        ),
-      ),
+    this.nodes = registered.apply((r): pulumi.Output<NodeStatus[]> =>
+      r === undefined
+        ? pulumi.output([])
+        : pulumi.all(
+            cluster.nodes.map((n) =>
+              r.endpoint(n.name).apply((criSocket): NodeStatus => ({ name: n.name, role: n.role, criSocket, nodeLocalCriSocket: cluster.nodeLocalCriSocket })),
+            ),
+          ),
     );
     this.kubernetesVersion = pulumi.output(cluster.version.text);
-    this.plan = transitions.apply((t) => [
-      ...describePlan(name, buildPlan(cluster, { ...planOptions, fromVersion: t.fromVersion })),
-      ...t.warnings,
-    ]);
+    this.plan = checked.apply(({ refused, transitions: t }) =>
+      refused !== undefined
+        ? [`refused: ${refused}`]
+        : [...describePlan(name, buildPlan(cluster, { ...planOptions, fromVersion: t.fromVersion })), ...t.warnings],
+    );
     this.registerOutputs({ kubeconfig: this.kubeconfig, nodes: this.nodes, plan: this.plan, kubernetesVersion: this.kubernetesVersion });
   }
 }

@@ -1,0 +1,133 @@
+/**
+ * Lifecycle safety on the real engine (issue 11, items 1, 3 and 11): ordinary Pulumi actions never
+ * reset a live node. Renaming the cluster, `pulumi up --replace` of a worker's join and of the init
+ * leave every node joined (the stand-in's own log shows no `kubeadm reset`) and a later apply clean;
+ * removing or moving the node that ran init is refused at preview; removing a worker is announced at
+ * preview and done in kubeadm's order (drain, reset, delete the Node).
+ */
+import { CONTAINERD, CRIO, kubeadmEvents, labDown, labUp, run, storeNodes, writeStack, type E2eRun, type TestNode } from "./helpers";
+
+jest.setTimeout(300_000);
+afterAll(labDown);
+
+const NODES: TestNode[] = [
+  { name: "cp-1", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
+  { name: "cp-2", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
+  { name: "worker-1", role: "worker", criSocket: CONTAINERD, runtimes: ["containerd"] },
+  { name: "worker-2", role: "worker", criSocket: CRIO, runtimes: ["crio"] },
+];
+
+const stack = (clusterName: string, nodes: TestNode[] = NODES) => writeStack("lifecycle", "v1.34.2", nodes, { "kubeadm:clusterName": clusterName });
+
+function ok(result: E2eRun): void {
+  expect({ ok: result.ok, errors: result.errors, failed: result.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ ok: true, errors: [], failed: [] });
+}
+
+const resets = () => kubeadmEvents().filter((e) => e.endsWith(" kubeadm reset"));
+const ranNames = (r: E2eRun) => r.resources.filter((x) => x.ran.length > 0).map((x) => x.name);
+const urnOf = (r: E2eRun, name: string): string => {
+  const step = r.engine.steps.find((s) => s.name === name);
+  if (!step) throw new Error(`no step ${name} in the run`);
+  return step.urn;
+};
+
+/** A clean later apply: nothing runs, and every node is still a member. */
+async function stillWorks(clusterName: string, nodes: TestNode[] = NODES): Promise<void> {
+  const again = await run(stack(clusterName, nodes));
+  ok(again);
+  expect(ranNames(again)).toEqual([]);
+  expect(Object.keys(storeNodes()).sort()).toEqual(nodes.map((n) => n.name).sort());
+}
+
+let created: E2eRun;
+
+test("renaming the cluster (clusterName) creates the new resources and deletes the old ones without resetting any node", async () => {
+  await labUp(stack("e2e"));
+  // A new stack's preview already shows every step (they are registered once the component read its records).
+  const first = await run(stack("e2e"), "preview");
+  expect(first.ok).toBe(true);
+  expect(first.resources.filter((r) => r.op === "create").length).toBeGreaterThan(25);
+  ok(await run(stack("e2e")));
+  expect(resets()).toEqual([]);
+
+  created = await run(stack("prod"));
+  ok(created);
+  // The old resources' deletes ran (the engine says so) and did nothing destructive.
+  const deleted = created.resources.filter((r) => r.op === "delete").map((r) => r.name);
+  expect(deleted).toEqual(expect.arrayContaining(["e2e-cp-1-init", "e2e-cp-2-join", "e2e-worker-1-join", "e2e-worker-2-join", "e2e-worker-1-node-metadata", "e2e-worker-1-join-token"]));
+  expect(created.resources.filter((r) => r.op === "delete").every((r) => r.ok)).toBe(true);
+  expect(resets()).toEqual([]);
+  expect(Object.values(storeNodes()).map((n) => n.spec.unschedulable ?? false)).toEqual([false, false, false, false]);
+  await stillWorks("prod");
+});
+
+/** `pulumi up --replace` of one resource: made anew before the old one is deleted, and no node reset. */
+async function replace(name: string): Promise<void> {
+  const replaced = await run(stack("prod"), "apply", [], { replace: [urnOf(created, name)] });
+  ok(replaced);
+  expect(replaced.resources.filter((r) => r.name === name).map((r) => r.op)).toEqual(["create-replacement", "replace", "delete-replaced"]);
+  expect(resets()).toEqual([]);
+}
+
+test("pulumi up --replace of a worker's join: the replacement is made first and the old delete resets nothing", async () => {
+  await replace("prod-worker-1-join");
+  expect(kubeadmEvents().filter((e) => e.startsWith("worker-1 "))).toEqual(["worker-1 kubeadm join"]);
+  await stillWorks("prod");
+});
+
+test("pulumi up --replace of the init: nothing is reset, the cluster keeps working", async () => {
+  await replace("prod-cp-1-init");
+  // Every node was made once, and nothing made again.
+  expect(kubeadmEvents().filter((e) => / kubeadm (init|join)$/.test(e)).sort()).toEqual([
+    "cp-1 kubeadm init",
+    "cp-2 kubeadm join",
+    "worker-1 kubeadm join",
+    "worker-2 kubeadm join",
+  ]);
+  await stillWorks("prod");
+});
+
+test("removing or moving the node that ran kubeadm init is refused at preview, saying why and what to do; nothing runs", async () => {
+  const withoutCp1 = NODES.filter((n) => n.name !== "cp-1");
+  const before = kubeadmEvents().length;
+  for (const nodes of [withoutCp1, [NODES[1], NODES[0], NODES[2], NODES[3]] as TestNode[]]) {
+    const preview = await run(stack("prod", nodes), "preview");
+    expect(preview.ok).toBe(false);
+    const text = [...preview.errors, ...preview.engine.diagnostics].join("\n");
+    expect(text).toContain('nodes: node "cp-1" ran kubeadm init for cluster "prod"');
+    expect(text).toContain('Put "cp-1" back as the first control-plane node in nodes');
+    // Nothing is planned: above all no delete of the steps the refused program did not register.
+    expect(preview.engine.steps.filter((s) => s.op !== "same" && s.op !== "read" && !s.name.endsWith("-plan-refused")).map((s) => `${s.name}:${s.op}`)).toEqual([]);
+    const apply = await run(stack("prod", nodes));
+    expect(apply.ok).toBe(false);
+    expect(apply.engine.steps.filter((s) => s.op === "delete" || s.op === "update").map((s) => s.name)).toEqual([]);
+    expect(ranNames(apply).filter((n) => !n.endsWith("-plan-refused"))).toEqual([]);
+    expect(apply.sshSessions).toEqual({});
+  }
+  expect(kubeadmEvents().length).toBe(before);
+  await stillWorks("prod");
+});
+
+test("removing a worker: the preview names it and what will happen; the up drains it, resets it, then deletes its Node", async () => {
+  const without = NODES.filter((n) => n.name !== "worker-2");
+  const preview = await run(stack("prod", without), "preview");
+  expect(preview.ok).toBe(true);
+  const says = 'node "worker-2" is no longer in nodes: this up will drain it, run kubeadm reset on it (with its CRI socket), then delete its Node object';
+  expect(preview.engine.diagnostics.filter((d) => d.startsWith("warning ")).join("\n")).toContain(says);
+  expect(preview.outputs["plan"]).toEqual(expect.arrayContaining([says]));
+
+  const removed = await run(stack("prod", without));
+  ok(removed);
+  expect(resets()).toEqual(["worker-2 kubeadm reset"]);
+  expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "cp-2", "worker-1"]);
+  // kubeadm's order: drain (node-metadata's delete), reset (join's), delete the Node (join-token's).
+  const order = removed.engine.steps.filter((s) => s.op === "delete" && s.name.startsWith("prod-worker-2-")).map((s) => s.name);
+  const at = (n: string) => order.indexOf(n);
+  expect(at("prod-worker-2-node-metadata")).toBeGreaterThanOrEqual(0);
+  expect(at("prod-worker-2-node-metadata")).toBeLessThan(at("prod-worker-2-join"));
+  expect(at("prod-worker-2-join")).toBeLessThan(at("prod-worker-2-join-token"));
+  // The Node is deleted by the last of them, after the reset (not by the drain step, before it).
+  const deletes = (n: string) => removed.engine.steps.find((s) => s.op === "delete" && s.name === n)?.oldDelete;
+  expect([deletes("prod-worker-2-node-metadata"), deletes("prod-worker-2-join"), deletes("prod-worker-2-join-token")]).toEqual([true, true, true]);
+  await stillWorks("prod", without);
+});
