@@ -108,7 +108,7 @@ export const INPUTS: readonly FidelityInput[] = [
 ];
 
 /** The kubeadm command a case compares. */
-export type Phase = "kubelet-start" | "upgrade-node";
+export type Phase = "kubelet-start" | "upgrade-node" | "upload-config";
 
 /** What every case has: a kubeadm version, a gate setting, an input (by id) and the phase. */
 export interface CaseKey {

@@ -2,6 +2,7 @@
  * The fidelity test's own parts: the cases it renders, how it compares and reports, and the
  * throwaway node it runs commands in. (`npm run fidelity` runs the comparison itself.)
  */
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -12,7 +13,8 @@ import { KnownDifference, changedLines, explain } from "./known";
 import { CaseResult, cellText, counts, renderTable } from "./report";
 import { runInNamespace, prepareRoot } from "./namespace";
 import { parseOptions, selectPhases } from "./run";
-import { mergePatch, startFakeApi, kubeconfigFor } from "./apiserver";
+import { KUBE_APISERVER_VERSION, realKubeconfig, replaceObject, startRealApi } from "./kubeapiserver";
+import { UPLOAD_INPUTS, dataText, uploadCases } from "./uploadconfig";
 import { UPGRADE_INPUTS, clusterConfiguration, upgradeCases } from "./upgrade";
 
 const input = (id: string) => INPUTS.find((i) => i.id === id)!;
@@ -138,7 +140,7 @@ describe("comparison", () => {
   });
 });
 
-describe("upgrade cases and the minimal API", () => {
+describe("upgrade and upload-config cases, and the real API", () => {
   test("every version x gate x worker state; the ConfigMap names the gate only when set", () => {
     const cs = upgradeCases(["v1.36.3"]);
     expect(cs).toHaveLength(GATES.length * UPGRADE_INPUTS.length);
@@ -154,42 +156,45 @@ describe("upgrade cases and the minimal API", () => {
     expect(() => selectPhases(["join"])).toThrow(/unknown phase join/);
   });
 
-  test("merge patch: null deletes, maps merge, other values replace", () => {
-    const node = { metadata: { name: "n", annotations: { a: "1", b: "2" }, labels: { l: "x" } } };
-    expect(mergePatch(node, { metadata: { annotations: { a: null, c: "3" } } })).toEqual({ metadata: { name: "n", annotations: { b: "2", c: "3" }, labels: { l: "x" } } });
-    expect(mergePatch(node, { metadata: { $retainKeys: ["x"], labels: ["y"] } })).toEqual({ metadata: { ...node.metadata, labels: ["y"] } });
+  test("upload-config: every version x gate; the ConfigMap's data as one text, keys sorted", () => {
+    const cs = uploadCases(["v1.31.14", "v1.37.2"]);
+    expect(cs).toHaveLength(2 * GATES.length * UPLOAD_INPUTS.length);
+    expect(cs.every((c) => c.phase === "upload-config")).toBe(true);
+    expect(dataText({ data: { b: "2\n", ClusterConfiguration: "x: 1\n" } })).toBe("# data.ClusterConfiguration\nx: 1\n# data.b\n2\n");
+    expect(dataText(undefined)).toBeUndefined();
+    expect(selectPhases(["upload-config"]).map((p) => p.phase)).toEqual(["upload-config"]);
   });
 
-  test("the API serves, patches and records; anything else is a 404 it remembers", async () => {
-    const api = await startFakeApi({
-      user: "system:node:n1",
-      configMaps: { "kube-system/c": { kind: "ConfigMap", metadata: { name: "c" }, data: { k: "v" } } },
-      nodes: { n1: { kind: "Node", metadata: { name: "n1", annotations: { x: "1" } } } },
-    });
-    try {
-      const get = async (p: string, init?: RequestInit) => {
-        const r = await fetch(`${api.url}${p}`, init);
-        return { status: r.status, body: (await r.json()) as Record<string, any> };
-      };
-      expect((await get("/api/v1/namespaces/kube-system/configmaps/c")).body.data).toEqual({ k: "v" });
-      const patched = await get("/api/v1/nodes/n1", { method: "PATCH", body: JSON.stringify({ metadata: { annotations: { x: null } } }), headers: { "Content-Type": "application/strategic-merge-patch+json" } });
-      expect(patched.status).toBe(200);
-      expect(api.state.nodes.n1.metadata).toMatchObject({ annotations: {} });
-      expect((await get("/apis/authentication.k8s.io/v1/selfsubjectreviews", { method: "POST", body: "{}" })).body.status.userInfo.username).toBe("system:node:n1");
-      const missing = await get("/api/v1/namespaces/kube-system/configmaps/kube-proxy");
-      expect(missing.status).toBe(404);
-      expect(missing.body).toMatchObject({ kind: "Status", reason: "NotFound", code: 404 });
-      expect(api.requests).toEqual([
-        "GET /api/v1/namespaces/kube-system/configmaps/c",
-        "PATCH /api/v1/nodes/n1",
-        "POST /apis/authentication.k8s.io/v1/selfsubjectreviews",
-        "GET /api/v1/namespaces/kube-system/configmaps/kube-proxy (404)",
-      ]);
-      expect(kubeconfigFor(api.url, "u")).toContain(`    server: ${api.url}\n`);
-    } finally {
-      await api.stop();
-    }
+  test("the kubeconfig names the API and a token, and skips verifying the self-signed certificate", () => {
+    const k = realKubeconfig("https://127.0.0.1:1234", "u", "t");
+    expect(k).toContain("    server: https://127.0.0.1:1234\n    insecure-skip-tls-verify: true\n");
+    expect(k).toContain("    token: t\n");
   });
+
+  // The real API (etcd from Debian, kube-apiserver from tools/build-kubeadm.sh's cache): only where both are here.
+  const cachedApiserver = path.join(process.env.PULUMI_KUBEADM_CACHE ?? path.join(os.homedir(), ".cache", "pulumi-kubeadm"), "kube-apiserver", KUBE_APISERVER_VERSION, "kube-apiserver");
+  const haveApi = fs.existsSync(cachedApiserver) && spawnSync("etcd", ["--version"]).status === 0;
+  (haveApi ? test : test.skip)(
+    "the real API starts, replaces objects, and its audit log names who asked for what",
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fidelity-api-"));
+      const api = await startRealApi(dir, cachedApiserver);
+      try {
+        expect(api.versions.kubeApiserver).toBe(KUBE_APISERVER_VERSION);
+        const mark = api.auditMark();
+        for (const v of ["1", "2"]) {
+          await replaceObject(api, "/api/v1/namespaces/kube-system/configmaps", "c", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" }, data: { k: v } });
+        }
+        expect((await api.request("GET", "/api/v1/namespaces/kube-system/configmaps/c")).body.data).toEqual({ k: "2" });
+        expect(api.requestsSince(mark, "kubernetes-admin")).toContain("get /api/v1/namespaces/kube-system/configmaps/c");
+        expect(api.requestsSince(mark, "system:node:node-1")).toEqual([]);
+      } finally {
+        await api.stop();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    120000,
+  );
 });
 
 describe("throwaway node", () => {

@@ -1,17 +1,20 @@
 /**
  * `npm run fidelity`: the lab's kubeadm stand-in against real kubeadm binaries.
  *
- *   npm run fidelity [-- --versions v1.34.4,1.36] [--phases kubelet-start,upgrade-node] [--jobs N] [--keep]
+ *   npm run fidelity [-- --versions v1.34.4,1.36] [--phases kubelet-start,upgrade-node,upload-config] [--jobs N] [--keep]
  *
  * Builds (or takes from the cache) real kubeadm with tools/build-kubeadm.sh, then gives every case of
- * cases.ts (`init phase kubelet-start`) and upgrade.ts (`upgrade node`) to real kubeadm and to the
- * stand-in, each on its own throwaway node (private mount and UTS namespace, runtime sockets
- * listening), and compares the kubelet files, the outcome and (upgrade) the Node's annotation byte
- * for byte. Prints the tables and a diff for every unexplained difference, writes all to
+ * cases.ts (`init phase kubelet-start`), upgrade.ts (`upgrade node`) and uploadconfig.ts (`init phase
+ * upload-config kubeadm`; these two against a real kube-apiserver with etcd, kubeapiserver.ts) to
+ * real kubeadm and to the stand-in, each on its own throwaway node (private mount and UTS namespace,
+ * runtime sockets listening), and compares the kubelet files, the outcome, (upgrade) the Node's
+ * annotation and (upload-config) the kubeadm-config ConfigMap's data byte for byte. Prints the tables
+ * and a diff for every unexplained difference, writes all to
  * .fidelity/report.md, and ends with `fidelity: N passed, M failed`. Exit 1 when a difference is not
  * in known.ts, when a known.ts entry matches nothing (full runs), when a version could not be
  * built, or when real kubeadm did not really run (the harness itself is then broken).
- * Network: only the Go module proxy, and only while a version is not yet in the cache.
+ * Network: only the Go module proxy, and only while a version is not yet in the cache; the API server
+ * and etcd listen on 127.0.0.1 only.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -24,6 +27,8 @@ import { KNOWN_DIFFERENCES, explain } from "./known";
 import { runReal, runStandin, SideResult } from "./nodes";
 import { CaseResult, counts, renderTable, gateText } from "./report";
 import { UPGRADE_INPUTS, UpgradeCase, runRealUpgrade, runStandinUpgrade, upgradeCases } from "./upgrade";
+import { KUBE_APISERVER_VERSION, RealApi, startRealApi } from "./kubeapiserver";
+import { UPLOAD_INPUTS, UploadCase, runRealUpload, runStandinUpload, uploadCases } from "./uploadconfig";
 
 /** Command-line options of the fidelity run. */
 export interface FidelityOptions {
@@ -33,7 +38,7 @@ export interface FidelityOptions {
   jobs: number;
   /** keep the work folder */
   keep: boolean;
-  /** phases to compare (default all: kubelet-start, upgrade-node) */
+  /** phases to compare (default all: kubelet-start, upgrade-node, upload-config) */
   phases: string[];
 }
 
@@ -59,9 +64,9 @@ export function parseOptions(argv: string[]): FidelityOptions {
 }
 
 /** Runs tools/build-kubeadm.sh; resolves with version -> binary for what it built and the failures it printed. */
-export function buildKubeadm(versions: string[]): Promise<{ binaries: Map<string, string>; ok: boolean }> {
+export function buildKubeadm(versions: string[], component = "kubeadm"): Promise<{ binaries: Map<string, string>; ok: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(REPO_ROOT, "tools", "build-kubeadm.sh"), versions, { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(path.join(REPO_ROOT, "tools", "build-kubeadm.sh"), ["--component", component, ...versions], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (b: Buffer) => (out += b.toString("utf8")));
     child.on("error", reject);
@@ -90,7 +95,9 @@ interface PhaseSpec {
   title: string;
   inputs: readonly { id: string; title: string }[];
   cases(versions: string[]): CaseKey[];
-  run(dir: string, binary: string, c: CaseKey): Promise<{ real: SideResult; standin: SideResult; problems: string[] }>;
+  /** the phase needs the real API server */
+  needsApi?: boolean;
+  run(dir: string, binary: string, c: CaseKey, api: RealApi | undefined): Promise<{ real: SideResult; standin: SideResult; problems: string[] }>;
 }
 
 /** Harness checks: real kubeadm must really have run (else every comparison would be empty). */
@@ -118,13 +125,31 @@ const PHASES: PhaseSpec[] = [
     title: "`kubeadm upgrade node` on a worker",
     inputs: UPGRADE_INPUTS,
     cases: (versions) => upgradeCases(versions),
-    async run(dir, binary, key) {
+    needsApi: true,
+    async run(dir, binary, key, api) {
       const c = key as UpgradeCase;
-      const real = await runRealUpgrade(path.join(dir, "real"), binary, c);
+      const real = await runRealUpgrade(path.join(dir, "real"), binary, c, api!);
       const standin = await runStandinUpgrade(path.join(dir, "standin"), c);
-      const problems = real.apiRequests.includes("GET /api/v1/namespaces/kube-system/configmaps/kubeadm-config")
+      const problems = real.apiRequests.includes("get /api/v1/namespaces/kube-system/configmaps/kubeadm-config")
         ? []
         : [`real kubeadm never read the kubeadm-config ConfigMap (requests: ${real.apiRequests.join(", ")}; ${real.stderr.trim().split("\n").slice(-2).join(" / ")})`];
+      return { real, standin, problems };
+    },
+  },
+  {
+    phase: "upload-config",
+    title: "`kubeadm init phase upload-config kubeadm --config <file>`",
+    inputs: UPLOAD_INPUTS,
+    cases: (versions) => uploadCases(versions),
+    needsApi: true,
+    async run(dir, binary, key, api) {
+      const c = key as UploadCase;
+      const real = await runRealUpload(path.join(dir, "real"), binary, c, api!);
+      const standin = await runStandinUpload(path.join(dir, "standin"), c);
+      // With the gate absent every minor stores the ConfigMap (1.37 refuses a NodeLocalCRISocket entry).
+      const problems = c.gate !== "default" || real.apiRequests.some((r) => /^(create|update|patch) \/api\/v1\/namespaces\/kube-system\/configmaps/.test(r))
+        ? []
+        : [`real kubeadm never wrote the kubeadm-config ConfigMap (requests: ${real.apiRequests.join(", ")}; ${real.stderr.trim().split("\n").slice(-2).join(" / ")})`];
       return { real, standin, problems };
     },
   },
@@ -137,9 +162,9 @@ export function selectPhases(names: string[]): PhaseSpec[] {
   return PHASES.filter((p) => names.includes(p.phase));
 }
 
-async function runCase(work: string, binary: string, spec: PhaseSpec, c: CaseKey): Promise<{ result: CaseResult; real: SideResult; standin: SideResult; problems: string[] }> {
+async function runCase(work: string, binary: string, spec: PhaseSpec, c: CaseKey, api: RealApi | undefined): Promise<{ result: CaseResult; real: SideResult; standin: SideResult; problems: string[] }> {
   const dir = path.join(work, c.phase, c.version, c.gate, c.input.id);
-  const { real, standin, problems } = await spec.run(dir, binary, c);
+  const { real, standin, problems } = await spec.run(dir, binary, c, api);
   const comparisons = compareArtifacts(real.artifacts, standin.artifacts);
   const differences = comparisons.filter((x) => !x.same).map((x) => ({ artifact: x.name, ...explain(c, x.name, x.diff), diff: x.diff }));
   const standinCommand = standin.args.filter((a) => !a.startsWith("/") && !a.startsWith("--")).join(" ");
@@ -182,13 +207,29 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "fidelity-"));
-  const cases = phases.flatMap((spec) => spec.cases(versions).map((c) => ({ spec, c })));
+  // The real API server for the phases that need one: built like kubeadm (one version for all cases).
+  let api: RealApi | undefined;
+  let apiPhases = phases.filter((p) => p.needsApi);
+  if (apiPhases.length > 0) {
+    const apiserver = await buildKubeadm([KUBE_APISERVER_VERSION], "kube-apiserver");
+    const binary = apiserver.binaries.get(KUBE_APISERVER_VERSION);
+    try {
+      if (!binary) throw new Error(`tools/build-kubeadm.sh --component kube-apiserver ${KUBE_APISERVER_VERSION} failed (see above)`);
+      api = await startRealApi(path.join(work, "api"), binary);
+      process.stderr.write(`fidelity: API server ${api.versions.kubeApiserver} on etcd ${api.versions.etcd} at ${api.url}\n`);
+    } catch (e) {
+      problems.push(`no real API server, so no ${apiPhases.map((p) => p.phase).join(", ")} cases: ${(e as Error).message}`);
+      apiPhases = [];
+    }
+  }
+  const runnable = phases.filter((p) => !p.needsApi || apiPhases.includes(p));
+  const cases = runnable.flatMap((spec) => spec.cases(versions).map((c) => ({ spec, c })));
   const results: CaseResult[] = [];
   const warnings = new Map<string, Set<string>>();
   let done = 0;
   try {
     await pool(cases, opts.jobs, async ({ spec, c }) => {
-      const { result, real, standin, problems: p } = await runCase(work, built.binaries.get(c.version)!, spec, c);
+      const { result, real, standin, problems: p } = await runCase(work, built.binaries.get(c.version)!, spec, c, api);
       results.push(result);
       problems.push(...p);
       for (const [side, r] of [["real", real], ["stand-in", standin]] as const) {
@@ -202,6 +243,7 @@ export async function main(argv: string[]): Promise<number> {
       if (done % 24 === 0 || done === cases.length) process.stderr.write(`fidelity: ${done}/${cases.length} cases\n`);
     });
   } finally {
+    if (api) await api.stop();
     if (opts.keep) process.stderr.write(`fidelity: work folder kept: ${work}\n`);
     else fs.rmSync(work, { recursive: true, force: true });
   }
@@ -221,7 +263,7 @@ export async function main(argv: string[]): Promise<number> {
 
   const sections: string[] = [];
   const tables: string[] = [];
-  for (const spec of phases) {
+  for (const spec of runnable) {
     const mine = results.filter((r) => r.case.phase === spec.phase);
     const table = renderTable(mine, versions, spec.inputs.map((i) => i.id));
     tables.push(`${spec.title}\n\n${table}`);
@@ -233,7 +275,9 @@ export async function main(argv: string[]): Promise<number> {
   const report = [
     `# Fidelity: real kubeadm against the lab's stand-in`,
     "",
-    `Artifacts compared byte for byte: outcome (exit status and error text, klog lines left out), ${KUBELET_FILES.join(", ")} (content and mode), and after an upgrade the Node's cri-socket annotation.`,
+    `Artifacts compared byte for byte: outcome (exit status and error text, klog lines left out), ${KUBELET_FILES.join(", ")} (content and mode), after an upgrade the Node's cri-socket annotation, and after upload-config the kubeadm-config ConfigMap's data.`,
+    "",
+    api ? `Upgrade and upload-config: real kubeadm against kube-apiserver ${api.versions.kubeApiserver} with etcd ${api.versions.etcd} (127.0.0.1, one API for all cases, which take turns).` : "No real API server ran (see the problems printed).",
     "",
     ...sections,
     "## Known differences",

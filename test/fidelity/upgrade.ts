@@ -1,8 +1,8 @@
 /**
  * The upgrade half of the fidelity test: `kubeadm upgrade node` on a worker whose kubelet files and
- * Node annotation are given, real kubeadm against the stand-in. Real kubeadm talks to a minimal API
- * (apiserver.ts) that serves the cluster's two ConfigMaps and the Node; the stand-in reads the same
- * objects from its cluster store. Compared: the three kubelet files, the outcome, and the Node's
+ * Node annotation are given, real kubeadm against the stand-in. Real kubeadm talks to a real
+ * kube-apiserver with etcd (kubeapiserver.ts) that holds the cluster's two ConfigMaps and the Node;
+ * the stand-in reads the same objects from its cluster store. Compared: the three kubelet files, the outcome, and the Node's
  * cri-socket annotation afterwards.
  */
 import * as fs from "node:fs";
@@ -11,7 +11,7 @@ import { stringify } from "yaml";
 import { newNode } from "../lab/standin/cluster";
 import { CRI_SOCKET_ANNOTATION, Store } from "../lab/standin/store";
 import { STANDIN_COMMANDS, renderWrapper } from "../lab/nodes/wrappers";
-import { kubeconfigFor, startFakeApi } from "./apiserver";
+import { NODE_TOKEN, RealApi, realKubeconfig, replaceObject } from "./kubeapiserver";
 import { CaseKey, FLAGS_ENV, GATES, Gate, HOSTNAME, INSTANCE_CONFIG, KUBELET_FILES, CONFIG_YAML, featureGates, minorOf } from "./cases";
 import { Artifacts, readArtifacts } from "./compare";
 import { hostPath, prepareRoot, runInNamespace } from "./namespace";
@@ -151,9 +151,12 @@ function configMapData(c: UpgradeCase): Record<string, Record<string, string>> {
   };
 }
 
-/** The worker's files before the run, and its kubelet.conf (naming the node; `server` for real kubeadm). */
-function writeNodeState(root: string, c: UpgradeCase, server: string): void {
-  fs.writeFileSync(hostPath(root, "/etc/kubernetes/kubelet.conf"), kubeconfigFor(server, `system:node:${HOSTNAME}`), { mode: 0o600 });
+/** The user the worker's kubelet.conf authenticates as. */
+const NODE_USER = `system:node:${HOSTNAME}`;
+
+/** The worker's files before the run, and its kubelet.conf (naming the node; for real kubeadm the real API's). */
+function writeNodeState(root: string, c: UpgradeCase, kubeletConf: string): void {
+  fs.writeFileSync(hostPath(root, "/etc/kubernetes/kubelet.conf"), kubeletConf, { mode: 0o600 });
   fs.writeFileSync(hostPath(root, CONFIG_YAML), KUBELET_CONFIG_MAP, { mode: 0o644 });
   fs.writeFileSync(hostPath(root, FLAGS_ENV), c.input.flags, { mode: 0o644 });
   if (c.input.instanceConfig !== undefined) fs.writeFileSync(hostPath(root, INSTANCE_CONFIG), c.input.instanceConfig, { mode: 0o644 });
@@ -163,34 +166,31 @@ function withAnnotation(artifacts: Artifacts, value: string | undefined): Artifa
   return { ...artifacts, [ANNOTATION]: { text: value === undefined ? "(none)\n" : `${value}\n` } };
 }
 
-/** Real kubeadm's `upgrade node` for a case, on a fresh worker under `dir`, against its own minimal API. */
-export async function runRealUpgrade(dir: string, binary: string, c: UpgradeCase): Promise<SideResult & { apiRequests: string[] }> {
+/** Real kubeadm's `upgrade node` for a case, on a fresh worker under `dir`, against the real API (its turn alone). */
+export async function runRealUpgrade(dir: string, binary: string, c: UpgradeCase, api: RealApi): Promise<SideResult & { apiRequests: string[] }> {
   const root = path.join(dir, "root");
   prepareRoot(root);
   linkBinary(binary, hostPath(root, "/usr/local/sbin/kubeadm"));
   fs.writeFileSync(hostPath(root, "/usr/local/sbin/systemctl"), FAKE_SYSTEMCTL, { mode: 0o755 });
-  const configMaps: Record<string, Record<string, unknown>> = {};
-  for (const [key, data] of Object.entries(configMapData(c))) {
-    const [namespace, name] = key.split("/");
-    configMaps[key] = { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace, resourceVersion: "1" }, data };
-  }
-  const annotations = c.input.annotation !== undefined ? { [CRI_SOCKET_ANNOTATION]: c.input.annotation } : {};
-  const api = await startFakeApi({
-    user: `system:node:${HOSTNAME}`,
-    configMaps,
-    nodes: { [HOSTNAME]: { apiVersion: "v1", kind: "Node", metadata: { name: HOSTNAME, labels: { "kubernetes.io/hostname": HOSTNAME }, annotations, resourceVersion: "1" }, spec: {} } },
-  });
-  try {
-    writeNodeState(root, c, api.url);
+  writeNodeState(root, c, realKubeconfig(api.url, NODE_USER, NODE_TOKEN));
+  return api.exclusive(async () => {
+    for (const [key, data] of Object.entries(configMapData(c))) {
+      const [namespace, name] = key.split("/");
+      await replaceObject(api, `/api/v1/namespaces/${namespace}/configmaps`, name, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data });
+    }
+    const annotations = c.input.annotation !== undefined ? { [CRI_SOCKET_ANNOTATION]: c.input.annotation } : {};
+    await replaceObject(api, "/api/v1/nodes", HOSTNAME, { apiVersion: "v1", kind: "Node", metadata: { name: HOSTNAME, labels: { "kubernetes.io/hostname": HOSTNAME }, annotations }, spec: {} });
+    const mark = api.auditMark();
     const args = UPGRADE_ARGS;
     const r = await runInNamespace({ root, hostname: HOSTNAME, sockets: UPGRADE_SOCKETS, command: ["kubeadm", ...args] });
     keepOutput(dir, args, r);
-    fs.writeFileSync(path.join(dir, "api-requests"), api.requests.join("\n") + "\n");
-    const node = api.state.nodes[HOSTNAME] as { metadata?: { annotations?: Record<string, string> } };
-    return { args, ...r, artifacts: withAnnotation(readArtifacts(root, KUBELET_FILES, r.code, r.stderr), node.metadata?.annotations?.[CRI_SOCKET_ANNOTATION]), apiRequests: api.requests };
-  } finally {
-    await api.stop();
-  }
+    const apiRequests = api.requestsSince(mark, NODE_USER);
+    fs.writeFileSync(path.join(dir, "api-requests"), apiRequests.join("\n") + "\n");
+    const node = await api.request("GET", `/api/v1/nodes/${HOSTNAME}`);
+    if (node.code !== 200) throw new Error(`GET node ${HOSTNAME} after the upgrade: ${node.code} ${JSON.stringify(node.body)}`);
+    const annotation = (node.body as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.[CRI_SOCKET_ANNOTATION];
+    return { args, ...r, artifacts: withAnnotation(readArtifacts(root, KUBELET_FILES, r.code, r.stderr), annotation), apiRequests };
+  });
 }
 
 /** The stand-in's `upgrade node` for a case: its cluster store holds the same ConfigMaps and Node. */
@@ -200,7 +200,7 @@ export async function runStandinUpgrade(dir: string, c: UpgradeCase): Promise<Si
   prepareRoot(root);
   for (const cmd of STANDIN_COMMANDS) fs.writeFileSync(hostPath(root, `/usr/local/sbin/${cmd}`), renderWrapper(cmd, labDir, HOSTNAME), { mode: 0o755 });
   fs.writeFileSync(hostPath(root, "/etc/lab-node/kubeadm-version"), `${c.version}\n`);
-  writeNodeState(root, c, "https://127.0.0.1:6443");
+  writeNodeState(root, c, realKubeconfig("https://127.0.0.1:6443", NODE_USER, NODE_TOKEN));
   // The store as the lab's stand-in API server keeps it (test/lab/README.md: one JSON document).
   const store: Store = { revision: 1, nodes: {}, configMaps: {}, tokens: [], drainBlocks: {} };
   for (const [key, data] of Object.entries(configMapData(c))) {
