@@ -34,7 +34,8 @@ export async function clusterProgram(): Promise<Record<string, unknown>> {
     joinTokenTtl: config.get("joinTokenTtl"),
     drainTimeoutSeconds: config.getNumber("drainTimeoutSeconds"),
     drainGracePeriodSeconds: config.getNumber("drainGracePeriodSeconds"),
-    installCommand: config.get("installCommand"),
+    kubeadmInstallCommand: config.get("kubeadmInstallCommand") ?? config.get("installCommand"),
+    kubeletInstallCommand: config.get("kubeletInstallCommand"),
     kubernetesProvider: config.getBoolean("kubernetesProvider"),
   });
 

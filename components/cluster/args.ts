@@ -49,7 +49,11 @@ export interface NodeArgs {
   labels?: Record<string, string>;
   /** Node taints (kubeadm `nodeRegistration.taints`). Unset on a control-plane node: kubeadm's default taint. */
   taints?: Taint[];
-  /** This node's install command for upgrades; default: the cluster's `installCommand`. */
+  /** This node's kubeadm install command for upgrades; default: the cluster's `kubeadmInstallCommand`. */
+  kubeadmInstallCommand?: string;
+  /** This node's kubelet and kubectl install command for upgrades; default: the cluster's `kubeletInstallCommand`. */
+  kubeletInstallCommand?: string;
+  /** Deprecated: as the cluster's `installCommand`, for this node. */
   installCommand?: string;
 }
 
@@ -95,9 +99,23 @@ export interface ClusterArgs {
   /** Workers cordoned and upgraded (or migrated) at the same time during a rollout, at most. Default 1. */
   maxUnavailableWorkers?: number;
   /**
-   * Upgrade install command, bash, run on each node just before its `kubeadm upgrade`: `{version}`
-   * becomes `1.34.2`, `{minor}` `1.34`. Default: pkgs.k8s.io packages for Debian/Ubuntu
-   * (`DEFAULT_INSTALL_COMMAND`). A node's own `installCommand` wins.
+   * The kubeadm install command of an upgrade, bash, run on each node right before its `kubeadm upgrade
+   * apply|node` (kubeadm's documented order): `{version}` becomes `1.34.2`, `{minor}` `1.34`. Default:
+   * the pkgs.k8s.io kubeadm package for Debian/Ubuntu (`DEFAULT_KUBEADM_INSTALL_COMMAND`); `""`: none
+   * (kubeadm is already at the target). A node's own wins.
+   */
+  kubeadmInstallCommand?: string;
+  /**
+   * The kubelet and kubectl install command of an upgrade, bash, run on each node after its `kubeadm
+   * upgrade` and its drain, before the kubelet restart: placeholders as `kubeadmInstallCommand`. Default:
+   * the pkgs.k8s.io kubelet and kubectl packages for Debian/Ubuntu (`DEFAULT_KUBELET_INSTALL_COMMAND`);
+   * `""`: none. A node's own wins.
+   */
+  kubeletInstallCommand?: string;
+  /**
+   * Deprecated: the single install command of earlier versions (kubeadm, kubelet and kubectl at once,
+   * before `kubeadm upgrade`): read as `kubeadmInstallCommand`, and unless `kubeletInstallCommand` is
+   * set there is then no kubelet install step.
    */
   installCommand?: string;
   /**

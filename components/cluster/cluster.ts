@@ -11,7 +11,7 @@ import { buildPlan, type Step } from "../plan/steps";
 import { describePlan } from "../plan/describe";
 import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
 import type { StepScripts } from "../scripts/types";
-import { DEFAULT_INSTALL_COMMAND } from "../scripts/install";
+import { DEFAULT_KUBEADM_INSTALL_COMMAND, DEFAULT_KUBELET_INSTALL_COMMAND } from "../scripts/install";
 import type { RunValues, StepContext, StepSettings } from "../steps/kind";
 import { stepCommand } from "./command";
 import { nodeConnection } from "./connection";
@@ -58,7 +58,8 @@ function clusterSpec(args: ClusterArgs): ClusterSpec {
         user: plainOrUndefined(n.user ?? args.ssh?.user),
         ...("hostKey" in n ? { hostKey: plainOrUndefined(n.hostKey) } : {}),
         ...("proxy" in n ? { proxy: n.proxy } : {}),
-        installCommand: n.installCommand,
+        kubeadmInstallCommand: n.kubeadmInstallCommand ?? n.installCommand,
+        kubeletInstallCommand: n.kubeletInstallCommand,
       };
     }),
     controlPlaneEndpoint: args.controlPlaneEndpoint,
@@ -71,7 +72,8 @@ function clusterSpec(args: ClusterArgs): ClusterSpec {
     maxUnavailableWorkers: args.maxUnavailableWorkers,
     kubeletSettleSeconds: args.kubeletSettleSeconds,
     joinTokenTtl: args.joinTokenTtl,
-    installCommand: args.installCommand,
+    kubeadmInstallCommand: args.kubeadmInstallCommand ?? args.installCommand,
+    kubeletInstallCommand: args.kubeletInstallCommand,
   };
 }
 
@@ -82,8 +84,17 @@ function stepSettings(args: ClusterArgs): StepSettings {
     kubeletSettleSeconds: args.kubeletSettleSeconds ?? 10,
     drainTimeoutSeconds: args.drainTimeoutSeconds ?? 300,
     drainGracePeriodSeconds: args.drainGracePeriodSeconds,
-    installCommand: (node) => {
-      const template = args.nodes.find((n) => n.name === node)?.installCommand ?? args.installCommand ?? DEFAULT_INSTALL_COMMAND;
+    kubeadmInstall: (node) => {
+      const n = args.nodes.find((x) => x.name === node);
+      const template = n?.kubeadmInstallCommand ?? n?.installCommand ?? args.kubeadmInstallCommand ?? args.installCommand ?? DEFAULT_KUBEADM_INSTALL_COMMAND;
+      return template === "" ? undefined : template;
+    },
+    kubeletInstall: (node) => {
+      const n = args.nodes.find((x) => x.name === node);
+      // The deprecated single installCommand installed everything before kubeadm upgrade: with it and no
+      // kubeletInstallCommand there is no second install step.
+      const legacy = (n?.installCommand ?? args.installCommand) !== undefined;
+      const template = n?.kubeletInstallCommand ?? args.kubeletInstallCommand ?? (legacy ? "" : DEFAULT_KUBELET_INSTALL_COMMAND);
       return template === "" ? undefined : template;
     },
   };

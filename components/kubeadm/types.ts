@@ -49,8 +49,10 @@ export interface NodeSpec {
   hostKey?: unknown;
   /** The bastion (`{host, port?, user?, privateKey?, hostKey?}`), as given; non-plain leaf values are left to run time. */
   proxy?: unknown;
-  /** This node's install command for upgrades, when set: a non-empty string. */
-  installCommand?: unknown;
+  /** This node's kubeadm install command for upgrades, when set: a string ("" = none). */
+  kubeadmInstallCommand?: unknown;
+  /** This node's kubelet and kubectl install command for upgrades, when set: a string ("" = none). */
+  kubeletInstallCommand?: unknown;
 }
 
 /** kubeadm ClusterConfiguration.networking. */
@@ -88,8 +90,10 @@ export interface ClusterSpec {
   kubeletSettleSeconds?: unknown;
   /** Lifetime of each join's bootstrap token: a positive kubeadm duration `XhYmZs` (e.g. `2h0m0s`). */
   joinTokenTtl?: unknown;
-  /** The cluster's install command for upgrades (a non-empty string). */
-  installCommand?: unknown;
+  /** The cluster's kubeadm install command for upgrades (a string, "" = none). */
+  kubeadmInstallCommand?: unknown;
+  /** The cluster's kubelet and kubectl install command for upgrades (a string, "" = none). */
+  kubeletInstallCommand?: unknown;
 }
 
 /** A parsed Kubernetes version. */

@@ -204,8 +204,8 @@ function isPositiveDuration(v: unknown): v is string {
 
 function checkInstallCommand(field: string, v: unknown, node?: string): void {
   if (v === undefined) return;
-  if (typeof v !== "string" || v.trim() === "" || v.includes("\0")) {
-    throw new KubeadmConfigError(field, `${describeValue(v)} is not a command (a non-empty string without NUL)`, node);
+  if (typeof v !== "string" || (v !== "" && v.trim() === "") || v.includes("\0")) {
+    throw new KubeadmConfigError(field, `${describeValue(v)} is not a command (a string without NUL; "" for none)`, node);
   }
 }
 
@@ -336,7 +336,8 @@ function validateTaints(taints: unknown, node: string): Taint[] {
  *   - `hostKey`, `proxy.hostKey`: present (null included) but not one line `<type> <base64> [comment]`
  *     whose key data is of that type;
  *   - `proxy`: not a map, an unknown field, no `host`, `privateKey` not a non-empty string;
- *   - `installCommand` (cluster or node): not a non-empty string;
+ *   - `kubeadmInstallCommand`, `kubeletInstallCommand` (cluster or node): not a string, or blank but not
+ *     empty (`""` means no install step), or holding NUL;
  *   - `drainTimeoutSeconds`, `drainGracePeriodSeconds`, `kubeletSettleSeconds`: not a whole number >= 0;
  *     `maxConcurrentJoins`, `maxUnavailableWorkers`: not a whole number >= 1;
  *   - `joinTokenTtl`: not a positive kubeadm duration `XhYmZs` (checked even when nothing joins yet);
@@ -377,7 +378,8 @@ export function validateCluster(spec: ClusterSpec): ValidCluster {
   if (spec.joinTokenTtl !== undefined && !isPositiveDuration(spec.joinTokenTtl)) {
     throw new KubeadmConfigError("joinTokenTtl", `${describeValue(spec.joinTokenTtl)} is not a positive kubeadm duration such as 2h0m0s (hours h, minutes m, seconds s)`);
   }
-  checkInstallCommand("installCommand", spec.installCommand);
+  checkInstallCommand("kubeadmInstallCommand", spec.kubeadmInstallCommand);
+  checkInstallCommand("kubeletInstallCommand", spec.kubeletInstallCommand);
   if (!Array.isArray(spec.nodes)) throw new KubeadmConfigError("nodes", `${describeValue(spec.nodes)} is not a list of nodes`);
   if (spec.nodes.length === 0) throw new KubeadmConfigError("nodes", "needs at least one node");
 
@@ -413,7 +415,8 @@ export function validateCluster(spec: ClusterSpec): ValidCluster {
     if (n.host === undefined && n.hostGiven === false) throw new KubeadmConfigError("host", "is required (the address SSH dials)", name);
     checkConnection(n, "", name);
     validateProxy(n.proxy, name);
-    checkInstallCommand("installCommand", n.installCommand, name);
+    checkInstallCommand("kubeadmInstallCommand", n.kubeadmInstallCommand, name);
+    checkInstallCommand("kubeletInstallCommand", n.kubeletInstallCommand, name);
     if (typeof n.host === "string") {
       const id = `${n.host.includes(":") ? `[${n.host.toLowerCase()}]` : n.host.toLowerCase()}:${n.port ?? 22}`;
       const other = endpoints.get(id);

@@ -15,6 +15,8 @@ import { join } from "../steps/join";
 import { clusterConfig, clusterConfigRead } from "../steps/clusterConfig";
 import { drain } from "../steps/drain";
 import { upgrade } from "../steps/upgrade";
+import { kubelet } from "../steps/kubelet";
+import { preflight } from "../steps/preflight";
 import { kubeletFiles } from "../steps/kubeletFiles";
 import { nodeMetadata } from "../steps/nodeMetadata";
 
@@ -47,18 +49,22 @@ function wholeNumber(name: string, value: number, min: number): number {
  * exactly the steps that must run again (never their `triggers`: nothing is replaced). The order is
  * the same whatever the caller passes or the stack recorded, in kubeadm's documented order:
  *
- * 1. `prepare` on every node, with no dependency (they overlap; they change nothing);
+ * 1. `prepare` on every node, with no dependency (they overlap; they change nothing and report the
+ *    node's socket and versions); then `preflight` on the first control-plane node (kubeadm's version
+ *    and skew rules against what they reported), before anything changes;
  * 2. the first control-plane node: `init` (once), `cluster-config-read` and `cluster-config` (featureGates
- *    in the kubeadm-config ConfigMap), then its rollout unit: `upgrade` (`kubeadm upgrade apply`, before
- *    anything else in the cluster upgrades), `kubelet-files`, `node-metadata`; then `kubeconfig` (read
- *    after the upgrade, which renews the admin certificate);
+ *    in the kubeadm-config ConfigMap), then its rollout unit: `upgrade` (the kubeadm package and
+ *    `kubeadm upgrade apply`, before anything else in the cluster upgrades), `drain` (only for a runtime
+ *    switch), `kubelet` (the kubelet and kubectl packages, restart, check), `kubelet-files`,
+ *    `node-metadata` (uncordon what this component cordoned); then `kubeconfig` (read after the upgrade,
+ *    which renews the admin certificate);
  * 3. each other control-plane node, one at a time, each after the previous one's unit: `join-token`
  *    (made on the first control-plane node), `join` (once), then its unit (`kubeadm upgrade node`): a
  *    control-plane node added in the same `up` as a version change joins a control plane already at
  *    the target;
  * 4. workers after the last control-plane unit: `join-token`, `join` (at most `maxConcurrentJoins` at
- *    once), then their units, at most `maxUnavailableWorkers` at once: `drain`, `upgrade`,
- *    `kubelet-files`, `node-metadata` (uncordon).
+ *    once), then their units, at most `maxUnavailableWorkers` at once: `upgrade`, `drain` (a new
+ *    kubelet version or a runtime switch), `kubelet`, `kubelet-files`, `node-metadata`.
  *
  * On a node that is already as wanted (a new node joins at the target) every unit step does nothing.
  *
@@ -86,17 +92,18 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     });
     return stepId(node.name, kind.action);
   };
-  /** A node's rollout unit after `after`; returns the id of its last step. */
+  /** A node's rollout unit after `after` (kubeadm's order: kubeadm, drain, kubelet); returns the id of its last step. */
   const unit = (node: ValidNode, after: string[]): string => {
-    let start = after;
-    if (node.role === "worker") start = [add(node, cp1, drain, start)];
-    const upgraded = add(node, node.name, upgrade, start);
-    const files = add(node, node.name, kubeletFiles, [upgraded]);
+    const upgraded = add(node, node.name, upgrade, after);
+    const drained = add(node, cp1, drain, [upgraded]);
+    const kubeletDone = add(node, node.name, kubelet, [drained]);
+    const files = add(node, node.name, kubeletFiles, [kubeletDone]);
     return add(node, cp1, nodeMetadata, [files]);
   };
 
-  for (const node of cluster.nodes) add(node, node.name, prepare, []);
-  const made = add(first, cp1, init, [stepId(cp1, "prepare")]);
+  const prepared = cluster.nodes.map((node) => add(node, node.name, prepare, []));
+  const checked = add(first, cp1, preflight, prepared);
+  const made = add(first, cp1, init, [stepId(cp1, "prepare"), checked]);
   const read = add(first, cp1, clusterConfigRead, [made]);
   const configured = add(first, cp1, clusterConfig, [read]);
   let last = unit(first, [configured]);

@@ -91,7 +91,7 @@ function runScript(i: KubeadmOnceInput, claim: "pk_claim" | "pk_claim_once"): st
     `pk_run_once ${i.action} kubeadm ${i.action} --config ${file}`,
     ...(i.keepConfig ? [] : [`rm -f ${file}`]),
     // What the node runs now, for the rollout's "already at the target" (the upgrade step).
-    `if [ ! -f "$PK_STATE_DIR/version" ]; then echo ${shellQuote(i.version)} >"$PK_STATE_DIR/version.tmp" && mv -f "$PK_STATE_DIR/version.tmp" "$PK_STATE_DIR/version"; fi`,
+    `if [ ! -f "$PK_STATE_DIR/version" ]; then pk_record_version ${shellQuote(i.version)}; fi`,
     `${claim} ${shellQuote(i.scope)} ${shellQuote(i.owner)}`,
   ]);
 }

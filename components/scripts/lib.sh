@@ -260,3 +260,21 @@ pk_release() {
   fi
   rm -f "$file"
 }
+
+# pk_node_version NODE TARGET: the version NODE runs, as this component records it when a node is made
+# (init/join) or fully upgraded (its kubelet step): the record, else (a node made before the record
+# existed) the kubelet version the cluster reports for the Node, else TARGET.
+pk_node_version() {
+  local v=""
+  if [ -f "$PK_STATE_DIR/version" ]; then v=$(cat "$PK_STATE_DIR/version"); fi
+  if [ -z "$v" ] && [ -f /etc/kubernetes/kubelet.conf ]; then
+    v=$(kubectl --kubeconfig /etc/kubernetes/kubelet.conf get node "$1" -o jsonpath='{.status.nodeInfo.kubeletVersion}' 2>/dev/null || true)
+  fi
+  printf '%s' "${v:-$2}"
+}
+
+# pk_record_version VERSION: the node now runs VERSION (read by pk_node_version).
+pk_record_version() {
+  mkdir -p "$PK_STATE_DIR" && chmod 0700 "$PK_STATE_DIR"
+  printf '%s\n' "$1" >"$PK_STATE_DIR/version.tmp" && mv -f "$PK_STATE_DIR/version.tmp" "$PK_STATE_DIR/version"
+}

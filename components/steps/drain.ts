@@ -1,53 +1,108 @@
 /**
- * Step kind `drain`, on the first control-plane node for each worker, in the rollout line: cordon and
- * drain the worker before its kubelet changes (kubeadm's documented upgrade order).
+ * Step kind `drain`, on the first control-plane node for each node, in the rollout line after the
+ * node's `upgrade` step (kubeadm's documented order: kubeadm, `kubeadm upgrade`, drain, kubelet): cordon
+ * and drain the node when its kubelet is about to change: a worker whose kubelet is not at the target
+ * version, or any node whose container runtime is switched (its CRI endpoint changes). Decided from what
+ * the node itself reported in its `upgrade` step, not from the stack. The node is marked as cordoned by
+ * this component (annotation `kubeadm.pulumi.com/cordoned`), so that `node-metadata` uncordons only a
+ * node this component cordoned, never one an operator cordoned.
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
 import { KUBECTL, drainCommand } from "../scripts/kubectl";
+import { parseFileSnapshot } from "../scripts/files";
+import { KUBELET_FILES, type FileState } from "../kubeadm/nodeFiles";
 import type { StepScripts } from "../scripts/types";
 import type { StepKind } from "./kind";
+import { stepId } from "./ids";
+
+/** The annotation that says this component cordoned the Node (its value: why). */
+export const CORDONED_ANNOTATION = "kubeadm.pulumi.com/cordoned";
 
 /** What the drain step needs. */
 export interface DrainInput {
   node: string;
-  /** Target version, `v1.34.2`. */
-  version: string;
   timeoutSeconds: number;
   /** kubectl drain --grace-period; undefined = each pod's own. */
   gracePeriodSeconds?: number;
 }
 
 /**
- * On the first control-plane node: when the Node's kubelet is not at the target version, drain it
- * (`kubectl drain` cordons first). A failed drain (a PodDisruptionBudget, the timeout) fails the step naming the node and
- * kubectl's reason; the node stays cordoned and the rollout stops there.
+ * Reads one line on stdin, `drain <reason>` or `keep <reason>` (`drainVerdict`). On `drain`: mark the
+ * Node (`kubeadm.pulumi.com/cordoned=<reason>`) unless it is already unschedulable (an operator's
+ * cordon: drained, but left to the operator), then `kubectl drain` (which cordons first). A failed
+ * drain (a PodDisruptionBudget, the timeout) fails the step naming the node and kubectl's reason; the
+ * node stays cordoned and the rollout stops there.
  */
 export function drainScripts(input: DrainInput): StepScripts {
   const node = shellQuote(input.node);
+  const annotation = `{.metadata.annotations.${CORDONED_ANNOTATION.replace(/\./g, "\\.")}}`;
   const create = renderScript(input.node, [
-    `have=$(${KUBECTL} get node ${node} -o jsonpath='{.status.nodeInfo.kubeletVersion}') || pk_fail "cannot read the Node"`,
-    `if [ "$have" = ${shellQuote(input.version)} ]; then echo "kubelet at ${input.version}: no drain"; exit 0; fi`,
+    `IFS=' ' read -r verdict reason || true`,
+    `if [ "$verdict" != drain ]; then echo "no drain: $reason"; exit 0; fi`,
+    `seen=$(${KUBECTL} get node ${node} -o jsonpath=${shellQuote(`{.spec.unschedulable}|${annotation}`)}) || pk_fail "cannot read the Node"`,
+    `IFS='|' read -r unschedulable ours <<<"$seen" || true`,
+    `if [ "$unschedulable" != true ] || [ -n "$ours" ]; then`,
+    `  ${KUBECTL} annotate --overwrite node ${node} ${shellQuote(`${CORDONED_ANNOTATION}=`)}"$reason" >&2`,
+    `else`,
+    `  printf 'pulumi-kubeadm: node %s: cordoned by someone else; drained, and left cordoned\\n' "$PK_NODE" >&2`,
+    `fi`,
     `err=$(mktemp); trap 'rm -f "$err"' EXIT`,
     `if ! ${drainCommand(input.node, input.timeoutSeconds, input.gracePeriodSeconds)} >&2 2>"$err"; then`,
     `  cat "$err" >&2`,
     `  pk_fail "drain failed, the node stays cordoned and the rollout stops here: $(tail -n 1 "$err")"`,
     `fi`,
-    `echo "drained"`,
+    `echo "drained: $reason"`,
   ]);
   return { create, update: create };
 }
 
-/** `drain`: cordon and drain a worker whose kubelet is not at the target version. */
+/** `/var/run/x` and `/run/x` name the same socket on current distributions. */
+function sameSocket(a: string, b: string): boolean {
+  const norm = (e: string) => e.replace(/^unix:\/\/\/var\/run\//, "unix:///run/");
+  return norm(a) === norm(b);
+}
+
+/**
+ * The CRI endpoint the node's kubelet uses now, from its files: the `--container-runtime-endpoint` flag
+ * in kubeadm-flags.env (a flag beats the config file), else config.yaml's `containerRuntimeEndpoint`;
+ * undefined when neither says.
+ */
+export function endpointInUse(files: ReadonlyMap<string, FileState>): string | undefined {
+  const flags = files.get(KUBELET_FILES.flagsEnv)?.content ?? "";
+  const flag = /--container-runtime-endpoint=([^\s"]+)/.exec(flags)?.[1];
+  if (flag) return flag;
+  const config = files.get(KUBELET_FILES.config)?.content ?? "";
+  const fromConfig = /^containerRuntimeEndpoint:\s*"?([^"\s]*)"?\s*$/m.exec(config)?.[1];
+  return fromConfig ? fromConfig : undefined;
+}
+
+/**
+ * The drain step's stdin, from what the node's `upgrade` step printed: `drain <reason>` when the kubelet
+ * is about to change (a worker not at `target`; any node whose endpoint in use differs from `endpoint`),
+ * else `keep <reason>`. Never throws: output it cannot read means drain (the safe side).
+ */
+export function drainVerdict(upgradeStdout: string, role: string, target: string, endpoint: string): string {
+  try {
+    const version = /^nodeVersion=(\S+)$/m.exec(upgradeStdout)?.[1];
+    const inUse = endpointInUse(parseFileSnapshot(upgradeStdout));
+    if (inUse !== undefined && !sameSocket(inUse, endpoint)) return `drain container runtime ${inUse} -> ${endpoint}\n`;
+    if (role === "worker" && version !== target) return `drain kubelet ${version ?? "unknown"} -> ${target}\n`;
+    return `keep kubelet at ${target}, runtime unchanged\n`;
+  } catch (e) {
+    return `drain the node's state could not be read (${(e as Error).message.split("\n")[0]})\n`;
+  }
+}
+
+/** `drain`: cordon and drain a node whose kubelet is about to change. */
 export const drain: StepKind = {
   action: "drain",
-  summary: ({ cluster }) =>
-    `cordon and drain (if its kubelet is not at ${cluster.version.text}; a failed drain stops the rollout here, the node stays cordoned)`,
-  scripts: ({ cluster, node, settings }) =>
-    drainScripts({
-      node: node.name,
-      version: cluster.version.text,
-      timeoutSeconds: settings.drainTimeoutSeconds,
-      gracePeriodSeconds: settings.drainGracePeriodSeconds,
-    }),
+  summary: ({ cluster, node }) =>
+    `cordon and drain ${node.role === "worker" ? `if its kubelet is not at ${cluster.version.text} or ` : "if "}its container runtime is switched (a new criSocket) (a failed drain stops the rollout here, the node stays cordoned)`,
+  scripts: ({ node, settings }) =>
+    drainScripts({ node: node.name, timeoutSeconds: settings.drainTimeoutSeconds, gracePeriodSeconds: settings.drainGracePeriodSeconds }),
+  stdin: {
+    reads: ({ node }) => [stepId(node.name, "upgrade")],
+    render: ({ cluster, node }, v) => drainVerdict(v.stdout(stepId(node.name, "upgrade")), node.role, cluster.version.text, v.endpoint),
+  },
 };

@@ -41,8 +41,10 @@ export interface StepSettings {
   drainTimeoutSeconds: number;
   /** `kubectl drain --grace-period`, seconds; undefined = each pod's own. */
   drainGracePeriodSeconds?: number;
-  /** A node's install command template for upgrades (`{version}`, `{minor}`), or undefined for none. */
-  installCommand(node: string): string | undefined;
+  /** A node's kubeadm install command template for upgrades (`{version}`, `{minor}`), or undefined for none. */
+  kubeadmInstall(node: string): string | undefined;
+  /** A node's kubelet and kubectl install command template for upgrades, or undefined for none. */
+  kubeletInstall(node: string): string | undefined;
 }
 
 /** What a kind's functions know about their step. */

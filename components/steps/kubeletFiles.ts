@@ -53,8 +53,8 @@ export const kubeletFiles: StepKind = {
       : `${gateWords(cluster)}: --container-runtime-endpoint in kubeadm-flags.env, no instance-config.yaml (backup, atomic replace; kubelet restarted and checked only on a change, backups restored if it fails)`,
   scripts: ({ cluster, node, settings }) => kubeletFilesScripts(node.name, settings.kubeletSettleSeconds, cluster.nodeLocalCriSocket),
   stdin: {
-    reads: ({ node }) => [stepId(node.name, "upgrade")],
+    reads: ({ node }) => [stepId(node.name, "kubelet")],
     render: ({ cluster, node }, v) =>
-      encodeFileChanges(kubeletFileChanges(cluster.nodeLocalCriSocket, v.endpoint, parseFileSnapshot(v.stdout(stepId(node.name, "upgrade"))))),
+      encodeFileChanges(kubeletFileChanges(cluster.nodeLocalCriSocket, v.endpoint, parseFileSnapshot(v.stdout(stepId(node.name, "kubelet"))))),
   },
 };

@@ -9,6 +9,7 @@ import { shellQuote } from "../scripts/quote";
 import { KUBECTL, drainCommand } from "../scripts/kubectl";
 import type { StepScripts } from "../scripts/types";
 import type { StepKind } from "./kind";
+import { CORDONED_ANNOTATION } from "./drain";
 
 /** kubeadm's legacy per-node CRI socket annotation (KEP-4656 removes it). */
 export const CRI_SOCKET_ANNOTATION = "kubeadm.alpha.kubernetes.io/cri-socket";
@@ -23,8 +24,6 @@ export interface NodeMetadataInput {
   labels: Record<string, string>;
   /** true: remove the annotation; false: set it to the endpoint read from stdin (one line). */
   nodeLocalCriSocket: boolean;
-  /** Uncordon the node (a worker, which the drain step may have cordoned). */
-  uncordon: boolean;
   /** The target version: part of the text so the step runs again (and uncordons) after every rollout. */
   version: string;
   /** kubectl drain timeout for the delete, in seconds. */
@@ -45,10 +44,11 @@ export interface NodeMetadataInput {
 
 
 /**
- * Create/update, with one read and at most three writes: uncordon (workers, when cordoned); one
+ * Create/update, with one read and at most three writes: uncordon, only when this component's drain
+ * step cordoned the Node (`kubeadm.pulumi.com/cordoned`; a Node an operator cordoned stays so); one
  * `kubectl label` that removes the labels it set before and no longer wants (recorded in the
  * `kubeadm.pulumi.com/labels` annotation) and sets the wanted ones; one `kubectl annotate` for that
- * record and the cri-socket annotation (removed, or set to the node's endpoint). Nothing is written
+ * record, the cordon mark (removed) and the cri-socket annotation (removed, or set to the node's endpoint). Nothing is written
  * when nothing differs. Then a claim naming this resource (create: `pk_claim`; update: `pk_claim_once`).
  * Delete (the node leaves the cluster; `drainOnDelete`): drain it, only when this resource drops the
  * last claim (never on a rename or a replacement) and while the cluster and the Node exist.
@@ -59,7 +59,9 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const managed = Object.keys(input.labels).sort().join(",");
   const annotationPath = (key: string) => `{.metadata.annotations.${key.replace(/\./g, "\\.")}}`;
   // One read of what the step needs (kubectl jsonpath: literal text between the expressions).
-  const read = shellQuote(`{.spec.unschedulable}|${annotationPath(MANAGED_LABELS_ANNOTATION)}|${annotationPath(CRI_SOCKET_ANNOTATION)}`);
+  const read = shellQuote(
+    `{.spec.unschedulable}|${annotationPath(MANAGED_LABELS_ANNOTATION)}|${annotationPath(CRI_SOCKET_ANNOTATION)}|${annotationPath(CORDONED_ANNOTATION)}`,
+  );
   const claim = (fn: string) => `${fn} ${shellQuote(input.scope)} ${shellQuote(input.owner)}`;
   const body = [
     `: rollout ${shellQuote(input.version)}`,
@@ -70,8 +72,8 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
           `[[ $endpoint =~ ^unix:///[A-Za-z0-9._/@+-]+$ ]] || pk_fail "no usable CRI endpoint on stdin for the annotation"`,
         ]),
     `seen=$(${KUBECTL} get node ${node} -o jsonpath=${read}) || pk_fail "the Node object is not registered"`,
-    `IFS='|' read -r unschedulable previous cri <<<"$seen" || true`,
-    ...(input.uncordon ? [`if [ "$unschedulable" = true ]; then ${KUBECTL} uncordon ${node} >&2; fi`] : []),
+    `IFS='|' read -r unschedulable previous cri cordoned <<<"$seen" || true`,
+    `if [ -n "$cordoned" ] && [ "$unschedulable" = true ]; then ${KUBECTL} uncordon ${node} >&2; fi`,
     `wanted=${shellQuote(`,${managed},`)}`,
     `label=()`,
     `IFS=, read -r -a keys <<<"$previous" || true`,
@@ -81,6 +83,7 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
     ...(labels.length > 0 ? [`label+=(${labels.join(" ")})`] : []),
     `if [ \${#label[@]} -gt 0 ]; then ${KUBECTL} label --overwrite node ${node} "\${label[@]}" >&2; fi`,
     `annotate=()`,
+    `if [ -n "$cordoned" ]; then annotate+=(${shellQuote(`${CORDONED_ANNOTATION}-`)}); fi`,
     `if [ "$previous" != ${shellQuote(managed)} ]; then annotate+=(${shellQuote(`${MANAGED_LABELS_ANNOTATION}=${managed}`)}); fi`,
     input.nodeLocalCriSocket
       ? `if [ -n "$cri" ]; then annotate+=(${shellQuote(`${CRI_SOCKET_ANNOTATION}-`)}); fi`
@@ -106,7 +109,7 @@ export const nodeMetadata: StepKind = {
   action: "node-metadata",
   summary: ({ cluster, node }) => {
     const labels = Object.keys(node.labels).length;
-    return `${node.role === "worker" ? "uncordon; " : ""}${labels > 0 ? `set ${labels} label(s); ` : ""}${cluster.nodeLocalCriSocket ? "remove" : "set"} the kubeadm.alpha.kubernetes.io/cri-socket annotation`;
+    return `uncordon if this component cordoned it; ${labels > 0 ? `set ${labels} label(s); ` : ""}${cluster.nodeLocalCriSocket ? "remove" : "set"} the kubeadm.alpha.kubernetes.io/cri-socket annotation`;
   },
   scripts: ({ cluster, node, settings, step, owner }) =>
     nodeMetadataScripts({
@@ -116,7 +119,6 @@ export const nodeMetadata: StepKind = {
       node: node.name,
       labels: node.labels,
       nodeLocalCriSocket: cluster.nodeLocalCriSocket,
-      uncordon: node.role === "worker",
       version: cluster.version.text,
       drainTimeoutSeconds: settings.drainTimeoutSeconds,
       drainGracePeriodSeconds: settings.drainGracePeriodSeconds,

@@ -4,6 +4,7 @@
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
+import { KUBECTL } from "../scripts/kubectl";
 import type { StepScripts } from "../scripts/types";
 import { CRI_SOCKET_PROBE_ORDER, multipleCriEndpointsMessage, normalizeCriSocket } from "../kubeadm/criSocket";
 import type { StepKind } from "./kind";
@@ -22,10 +23,18 @@ export interface PrepareInput {
    * kubeadm-flags.env (a kubelet systemd drop-in, /etc/default/kubelet, /etc/sysconfig/kubelet).
    */
   nodeLocalCriSocket: boolean;
+  /** The target version, `v1.34.2`: part of the text, so the node reports again for every version. */
+  version: string;
+  /** The first control-plane node: also report the version of the cluster, when one exists there. */
+  reportClusterVersion: boolean;
 }
 
 /**
- * The prepare script. Prints `criSocket=<endpoint>` and `kubeadmVersion=<kubeadm version -o short>`.
+ * The prepare script. Prints `criSocket=<endpoint>`, `kubeadmVersion=<kubeadm version -o short>`,
+ * `kubeletVersion=<the installed kubelet's version>` (empty when no kubelet is installed), `member=yes|no`
+ * (the node holds a kubelet.conf: it is in a cluster) and, on the
+ * first control-plane node of an existing cluster, `clusterVersion=<kubernetesVersion in kubeadm-config>`
+ * (the `preflight` step checks these before anything changes).
  * Fails naming the node when kubeadm is missing, the declared socket does not exist, detection finds
  * no socket or several (kubeadm's own message, with the sockets found), or (NodeLocalCRISocket in
  * effect) a file outside kubeadm-flags.env sets --container-runtime-endpoint (naming the file).
@@ -33,6 +42,7 @@ export interface PrepareInput {
 export function prepareScripts(input: PrepareInput): StepScripts {
   const probes = input.probeOrder.map(shellQuote).join(" ");
   const body = [
+    `: target ${shellQuote(input.version)}`,
     `command -v kubeadm >/dev/null || pk_fail "kubeadm is not installed (not on the PATH of $(id -un))"`,
     `version=$(kubeadm version -o short) || pk_fail "kubeadm version failed"`,
     ...(input.nodeLocalCriSocket ? ["pk_no_endpoint_flag_elsewhere"] : []),
@@ -52,6 +62,18 @@ export function prepareScripts(input: PrepareInput): StepScripts {
     `  esac`,
     `fi`,
     `printf 'criSocket=%s\\nkubeadmVersion=%s\\n' "$endpoint" "$version"`,
+    `kubelet=""`,
+    `if command -v kubelet >/dev/null; then kubelet=$(kubelet --version 2>/dev/null | sed -n 's/^Kubernetes //p' || true); fi`,
+    `printf 'kubeletVersion=%s\\n' "$kubelet"`,
+    `if [ -e /etc/kubernetes/kubelet.conf ]; then echo "member=yes"; else echo "member=no"; fi`,
+    ...(input.reportClusterVersion
+      ? [
+          `if [ -f /etc/kubernetes/admin.conf ]; then`,
+          `  cluster=$(${KUBECTL} get configmap -n kube-system kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' 2>/dev/null | sed -n 's/^kubernetesVersion: *//p' || true)`,
+          `  printf 'clusterVersion=%s\\n' "$cluster"`,
+          `fi`,
+        ]
+      : []),
   ];
   return { create: renderScript(input.node, body) };
 }
@@ -77,7 +99,7 @@ export const prepare: StepKind = {
   summary: ({ node }) =>
     `check kubeadm is installed and the CRI socket (${
       node.criSocket !== undefined ? `declared ${node.criSocket}` : "detected on the node as kubeadm does"
-    }); several sockets with none declared fail as kubeadm does`,
+    }); several sockets with none declared fail as kubeadm does; report the installed kubeadm and kubelet versions`,
   scripts: ({ cluster, node }) =>
     prepareScripts({
       node: node.name,
@@ -85,6 +107,8 @@ export const prepare: StepKind = {
       probeOrder: CRI_SOCKET_PROBE_ORDER,
       multipleMessage: multipleMessage(),
       nodeLocalCriSocket: cluster.nodeLocalCriSocket,
+      version: cluster.version.text,
+      reportClusterVersion: node.name === cluster.controlPlane[0]?.name,
     }),
   endpointFrom: detectedEndpoint,
 };

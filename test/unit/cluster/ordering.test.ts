@@ -29,10 +29,9 @@ test("one command per node and step, named <cluster>-<node>-<step>, and the comp
   await settled();
   const commands = registrations.filter((r) => r.type === "command:remote:Command").map((r) => r.name).sort();
   const expected = [
-    ...["cp1", "cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-prepare`, `c-${n}-upgrade`, `c-${n}-kubelet-files`, `c-${n}-node-metadata`]),
-    "c-cp1-init", "c-cp1-kubeconfig", "c-cp1-cluster-config-read", "c-cp1-cluster-config",
+    ...["cp1", "cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-prepare`, `c-${n}-upgrade`, `c-${n}-drain`, `c-${n}-kubelet`, `c-${n}-kubelet-files`, `c-${n}-node-metadata`]),
+    "c-cp1-preflight", "c-cp1-init", "c-cp1-kubeconfig", "c-cp1-cluster-config-read", "c-cp1-cluster-config",
     ...["cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-join-token`, `c-${n}-join`]),
-    "c-w1-drain", "c-w2-drain",
     "c-init-node", "c-members",
   ].sort();
   expect(commands).toEqual(expected);
@@ -45,6 +44,9 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   await valueOf(c.nodes);
   await settled();
   const init = reg("c-cp1-init");
+  // Nothing changes before the preflight check of what every node reported.
+  for (const n of ["cp1", "cp2", "cp3", "w1", "w2"]) expect(reg("c-cp1-preflight").start).toBeGreaterThan(reg(`c-${n}-prepare`).end);
+  expect(init.start).toBeGreaterThan(reg("c-cp1-preflight").end);
   expect(reg("c-cp1-cluster-config-read").start).toBeGreaterThan(init.end);
   expect(reg("c-cp1-cluster-config").start).toBeGreaterThan(reg("c-cp1-cluster-config-read").end);
   expect(reg("c-cp1-upgrade").start).toBeGreaterThan(reg("c-cp1-cluster-config").end);
@@ -58,18 +60,19 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   }
   expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
-  for (const w of ["w1", "w2"]) {
-    expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
-    expect(reg(`c-${w}-drain`).start).toBeGreaterThan(reg(`c-${w}-join`).end);
-  }
+  for (const w of ["w1", "w2"]) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
   // Workers join side by side.
   const [a, b] = [reg("c-w1-join"), reg("c-w2-join")];
   expect(Math.max(a.start, b.start)).toBeLessThan(Math.min(a.end, b.end));
   // Prepare steps need nothing: they all start before init resolves.
   for (const n of ["cp1", "cp2", "cp3", "w1", "w2"]) expect(reg(`c-${n}-prepare`).start).toBeLessThan(init.end);
-  expect(reg("c-w2-upgrade").start).toBeGreaterThan(reg("c-w2-drain").end);
-  expect(reg("c-w2-kubelet-files").start).toBeGreaterThan(reg("c-w2-upgrade").end);
-  expect(reg("c-w2-node-metadata").start).toBeGreaterThan(reg("c-w2-kubelet-files").end);
+  // kubeadm's order in each unit: kubeadm (upgrade), drain, kubelet, the kubelet files, uncordon.
+  for (const n of ["cp2", "w2"]) {
+    expect(reg(`c-${n}-drain`).start).toBeGreaterThan(reg(`c-${n}-upgrade`).end);
+    expect(reg(`c-${n}-kubelet`).start).toBeGreaterThan(reg(`c-${n}-drain`).end);
+    expect(reg(`c-${n}-kubelet-files`).start).toBeGreaterThan(reg(`c-${n}-kubelet`).end);
+    expect(reg(`c-${n}-node-metadata`).start).toBeGreaterThan(reg(`c-${n}-kubelet-files`).end);
+  }
 });
 
 test("the rollout line does not depend on anything the caller passes: workers at most maxUnavailableWorkers at once, control-plane nodes one at a time", async () => {
@@ -79,11 +82,11 @@ test("the rollout line does not depend on anything the caller passes: workers at
   await settled();
   expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   expect(reg("c-cp3-upgrade").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
-  for (const w of workers) expect(reg(`c-${w.name}-drain`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
-  expect(reg("c-w3-drain").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
-  expect(reg("c-w5-drain").start).toBeGreaterThan(reg("c-w3-node-metadata").end);
-  // No moment with more than 2 workers between drain start and node-metadata end.
-  const spans = workers.map((w) => [reg(`c-${w.name}-drain`).start, reg(`c-${w.name}-node-metadata`).end] as const);
+  for (const w of workers) expect(reg(`c-${w.name}-upgrade`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+  expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
+  expect(reg("c-w5-upgrade").start).toBeGreaterThan(reg("c-w3-node-metadata").end);
+  // No moment with more than 2 workers between their unit's first step and its last.
+  const spans = workers.map((w) => [reg(`c-${w.name}-upgrade`).start, reg(`c-${w.name}-node-metadata`).end] as const);
   for (const [start] of spans) expect(spans.filter(([a, b]) => a <= start && b > start).length).toBeLessThanOrEqual(2);
 });
 
@@ -125,7 +128,7 @@ test("maxConcurrentJoins bounds the workers joining at once", async () => {
 test("the plan output lists every step in order, known without running anything", async () => {
   const c = new Cluster("c", clusterArgs());
   const plan = await valueOf(c.plan);
-  expect(plan).toHaveLength(5 * 4 + 2 + 4 * 2 + 2 + 2);
+  expect(plan).toHaveLength(5 * 6 + 3 + 4 * 2 + 2);
   expect(plan[0]).toMatch(/^1\. c-cp1-prepare \(no dependency\): check kubeadm/);
   const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));
@@ -133,6 +136,7 @@ test("the plan output lists every step in order, known without running anything"
   expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp2-node-metadata)");
   expect(plan[index("w1-join-token")]).toContain("(on cp1, after cp3-node-metadata)");
   expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token, cp3-node-metadata)");
-  expect(plan[index("cp1-upgrade")]).toContain("(after cp1-cluster-config): to v1.33.2: if the node is not at v1.33.2: install step, kubeadm upgrade apply v1.33.2");
+  expect(plan[index("cp1-upgrade")]).toContain("(after cp1-cluster-config): to v1.33.2: if the node is not at v1.33.2: the kubeadm package, kubeadm upgrade apply v1.33.2");
+  expect(plan[index("cp1-init")]).toContain("(after cp1-prepare, cp1-preflight)");
   expect(plan[index("cp1-init")]).toContain("kubeadm init v1.33.2 (NodeLocalCRISocket not in effect");
 });

@@ -68,7 +68,7 @@ export function isSecretInput(value: unknown): boolean {
 }
 
 function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, endpoints: Map<string, string>): string {
-  const m = /^(.*)-(prepare|init|kubeconfig|join-token|join|cluster-config-read|cluster-config|drain|upgrade|kubelet-files|node-metadata)$/.exec(name.replace(/^c-/, ""));
+  const m = /^(.*)-(prepare|preflight|init|kubeconfig|join-token|join|cluster-config-read|cluster-config|drain|upgrade|kubelet|kubelet-files|node-metadata)$/.exec(name.replace(/^c-/, ""));
   if (!m) return "";
   const [, node, action] = m as unknown as [string, string, string];
   const create = scriptOf(String(inputs.create ?? ""));
@@ -86,10 +86,14 @@ function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, 
         metadata: { name: "kubeadm-config", namespace: "kube-system", resourceVersion: "42" },
         data: { ClusterConfiguration: fake.clusterConfiguration ?? "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.33.2\n" },
       });
-    case "upgrade": {
+    case "upgrade":
+    case "kubelet": {
+      // The node at the target version (the script's own target), and its kubelet files.
       const ep = endpoints.get(node) ?? "unix:///var/run/containerd/containerd.sock";
-      return snapshotOf(fake.files ? fake.files(node, ep) : kubeadmFiles(fake.nodeLocal, ep));
+      const version = action === "upgrade" ? `nodeVersion=${/^target='([^']*)'$/m.exec(create)?.[1] ?? ""}\n` : "";
+      return version + snapshotOf(fake.files ? fake.files(node, ep) : kubeadmFiles(fake.nodeLocal, ep));
     }
+    case "preflight":
     case "init":
     case "join":
     case "drain":

@@ -55,7 +55,7 @@ describe("node entries and connection fields", () => {
     ["port 0", [node({ port: 0 })], "port", /TCP port/],
     ["port NaN", [node({ port: NaN })], "port", /NaN is not a TCP port/],
     ["port 65536", [node({ port: 65536 })], "port", /TCP port/],
-    ["installCommand as a list", [node({ installCommand: ["apt-get"] })], "installCommand", /not a command/],
+    ["kubeadmInstallCommand as a list", [node({ kubeadmInstallCommand: ["apt-get"] })], "kubeadmInstallCommand", /not a command/],
   ];
   test.each(cases)("%s is refused naming the field", (_what, nodes, field, re) => {
     const e = refused(spec({}, nodes));
@@ -100,8 +100,8 @@ describe("cluster-wide numbers, durations and commands", () => {
     ["joinTokenTtl empty", { joinTokenTtl: "" }, "joinTokenTtl"],
     ["joinTokenTtl as a number", { joinTokenTtl: 7200 }, "joinTokenTtl"],
     ["joinTokenTtl with shell", { joinTokenTtl: "2h; reboot" }, "joinTokenTtl"],
-    ["installCommand as a number", { installCommand: 1 }, "installCommand"],
-    ["installCommand blank", { installCommand: "  " }, "installCommand"],
+    ["kubeletInstallCommand as a number", { kubeletInstallCommand: 1 }, "kubeletInstallCommand"],
+    ["kubeadmInstallCommand blank", { kubeadmInstallCommand: "  " }, "kubeadmInstallCommand"],
     ["nodes as a map", { nodes: { cp1: {} } }, "nodes"],
   ];
   test.each(cases)("%s is refused naming the field", (_what, over, field) => {
@@ -125,7 +125,7 @@ describe("cluster-wide numbers, durations and commands", () => {
           maxUnavailableWorkers: 3,
           kubeletSettleSeconds: 0,
           joinTokenTtl: "0h0m1s",
-          installCommand: "apt-get install -y kubeadm={{version}}",
+          kubeadmInstallCommand: "apt-get install -y kubeadm={{version}}",
         }),
       ),
     ).not.toThrow();

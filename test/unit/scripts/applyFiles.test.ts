@@ -112,10 +112,10 @@ test("upgrade: a stale instance-config.yaml is replaced before kubeadm upgrade r
   box.stub("kubeadm", `cat ${instance} >${seen}; exit 0`);
   box.stub("systemctl", "exit 0");
   box.stub("kubectl", "exit 1");
-  const script = upgradeScripts({ node: "w1", version: "v1.37.0", apply: false, settleSeconds: 0, gate: "node-local", nodeLocalCriSocket: false }).create;
+  const script = upgradeScripts({ node: "w1", version: "v1.37.0", apply: false, wanted: "node-local", nodeLocalCriSocket: false }).create;
   const stdin = encodeFileChanges([{ path: instance, expected: { path: instance }, content: 'containerRuntimeEndpoint: "unix:///var/run/crio/crio.sock"\n', mode: "0644", overwrite: true }]);
   const r = runBash(script, { stdin, bin: box.bin, state: box.state });
-  expect(r.stderr).toContain(`pulumi-kubeadm: node w1: upgraded from v1.36.0 to v1.37.0`);
+  expect(r.stderr).toContain(`pulumi-kubeadm: node w1: kubeadm upgrade node to v1.37.0 done; the kubelet follows`);
   expect(r.status).toBe(0);
   expect(readFileSync(seen, "utf8")).toBe('containerRuntimeEndpoint: "unix:///var/run/crio/crio.sock"\n');
 });

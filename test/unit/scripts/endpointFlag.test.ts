@@ -61,11 +61,11 @@ describe.each([
   test("prepare and upgrade fail before anything runs", () => {
     const { box, run, called } = node({ [file]: content });
     writeFileSync(join(box.state, "version"), "v1.33.2\n"); // the node is due for an upgrade
-    const prepare = prepareScripts({ node: "w1", criSocket: undefined, probeOrder: CRI_SOCKET_PROBE_ORDER, multipleMessage: { before: "", after: "" }, nodeLocalCriSocket: true });
+    const prepare = prepareScripts({ node: "w1", criSocket: undefined, probeOrder: CRI_SOCKET_PROBE_ORDER, multipleMessage: { before: "", after: "" }, nodeLocalCriSocket: true, version: "v1.34.2", reportClusterVersion: false });
     const p = run(prepare.create);
     expect(p.stderr).toBe(refusal(file));
     expect(p.stdout).toBe("");
-    const upgrade = upgradeScripts({ node: "w1", version: "v1.34.2", apply: false, install: "echo installed", settleSeconds: 0, gate: "node-local", nodeLocalCriSocket: true });
+    const upgrade = upgradeScripts({ node: "w1", version: "v1.34.2", apply: false, install: "echo installed", wanted: "node-local", nodeLocalCriSocket: true });
     const u = run(upgrade.create);
     expect(u.status).toBe(1);
     expect(u.stderr).toBe(refusal(file));

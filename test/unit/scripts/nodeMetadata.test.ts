@@ -15,7 +15,7 @@ function run(nodeLocalCriSocket: boolean, annotation: string) {
   const box = sandbox();
   const calls = join(box.dir, "calls");
   box.stub("kubectl", `shift 2; echo "$*" >>${calls}; if [ "$1" = get ]; then printf '%s' 'false||${annotation}'; fi`);
-  const script = nodeMetadataScripts({ node: "w1", labels: {}, nodeLocalCriSocket, uncordon: false, version: "v1.37.0", drainTimeoutSeconds: 1, drainOnDelete: true, scope: "w1-node-metadata", owner: "c-w1-node-metadata" }).create;
+  const script = nodeMetadataScripts({ node: "w1", labels: {}, nodeLocalCriSocket, version: "v1.37.0", drainTimeoutSeconds: 1, drainOnDelete: true, scope: "w1-node-metadata", owner: "c-w1-node-metadata" }).create;
   const r = runBash(script, { stdin: `${CRIO}\n`, bin: box.bin, state: box.state });
   const writes = (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean) : []).filter((c) => !c.startsWith("get "));
   return { r, writes };

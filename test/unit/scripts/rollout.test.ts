@@ -1,0 +1,127 @@
+/**
+ * A node's rollout unit in kubeadm's order, decided on the node: the drain decision from what the node
+ * reported (a new kubelet version, a runtime switch), the cordon this component makes and undoes (never
+ * an operator's), the kubelet installed after kubeadm, and the preflight version rules.
+ */
+import { existsSync, readFileSync } from "fs";
+import { join } from "path";
+import { drainScripts, drainVerdict } from "../../../components/steps/drain";
+import { nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
+import { kubeletScripts } from "../../../components/steps/kubelet";
+import { upgradeScripts } from "../../../components/steps/upgrade";
+import { versionProblems } from "../../../components/steps/preflight";
+import { validateCluster } from "../../../components/kubeadm/validate";
+import { kubeadmFiles, snapshotOf } from "../helpers/kubeadmFiles";
+import { runBash, sandbox } from "./bash";
+
+const CONTAINERD = "unix:///run/containerd/containerd.sock";
+const CRIO = "unix:///var/run/crio/crio.sock";
+const CORDONED = "kubeadm.pulumi.com/cordoned";
+
+test("drain decision: a worker's new kubelet version, any node's runtime switch; nothing else", () => {
+  const report = (version: string, endpoint: string) => `nodeVersion=${version}\n${snapshotOf(kubeadmFiles(true, endpoint))}`;
+  expect(drainVerdict(report("v1.33.2", CONTAINERD), "worker", "v1.34.2", CONTAINERD)).toBe("drain kubelet v1.33.2 -> v1.34.2\n");
+  expect(drainVerdict(report("v1.33.2", CONTAINERD), "control-plane", "v1.34.2", CONTAINERD)).toBe("keep kubelet at v1.34.2, runtime unchanged\n");
+  expect(drainVerdict(report("v1.34.2", CONTAINERD), "worker", "v1.34.2", CONTAINERD)).toBe("keep kubelet at v1.34.2, runtime unchanged\n");
+  expect(drainVerdict(report("v1.34.2", CONTAINERD), "control-plane", "v1.34.2", CRIO)).toBe(`drain container runtime ${CONTAINERD} -> ${CRIO}\n`);
+  // Legacy files: the flag says which runtime the kubelet uses.
+  const legacy = `nodeVersion=v1.34.2\n${snapshotOf(kubeadmFiles(false, CONTAINERD))}`;
+  expect(drainVerdict(legacy, "worker", "v1.34.2", CRIO)).toBe(`drain container runtime ${CONTAINERD} -> ${CRIO}\n`);
+  // /var/run and /run are the same socket; unreadable output drains (the safe side).
+  expect(drainVerdict(report("v1.34.2", "unix:///var/run/containerd/containerd.sock"), "worker", "v1.34.2", CONTAINERD)).toMatch(/^keep /);
+  expect(drainVerdict("pk-file /var/lib/kubelet/config.yaml 0000 eA==\n", "worker", "v1.34.2", CONTAINERD)).toMatch(/^drain the node's state could not be read/);
+});
+
+/** A kubectl stub over a Node whose unschedulable flag and cordon mark are given; records every write. */
+function kubectl(unschedulable: boolean, mark: string) {
+  const box = sandbox();
+  const calls = join(box.dir, "calls");
+  box.stub("kubectl", `shift 2; echo "$*" >>${calls}; if [ "$1" = get ]; then case "$*" in *labels*) printf '%s' '${unschedulable}|||${mark}' ;; *) printf '%s' '${unschedulable}|${mark}' ;; esac; fi`);
+  const writes = () => (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean) : []).filter((c) => !c.startsWith("get "));
+  return { box, writes };
+}
+
+test("drain: marks the cordon as this component's, drains; an operator's cordon is drained but not marked", () => {
+  const script = drainScripts({ node: "w1", timeoutSeconds: 5 }).create;
+  const ours = kubectl(false, "");
+  const r = runBash(script, { stdin: "drain kubelet v1.33.2 -> v1.34.2\n", bin: ours.box.bin, state: ours.box.state });
+  expect(r.status).toBe(0);
+  expect(ours.writes()).toEqual([`annotate --overwrite node w1 ${CORDONED}=kubelet v1.33.2 -> v1.34.2`, "drain w1 --ignore-daemonsets --delete-emptydir-data --timeout=5s"]);
+  const operators = kubectl(true, "");
+  expect(runBash(script, { stdin: "drain kubelet v1.33.2 -> v1.34.2\n", bin: operators.box.bin, state: operators.box.state }).stderr).toContain("cordoned by someone else; drained, and left cordoned");
+  expect(operators.writes()).toEqual(["drain w1 --ignore-daemonsets --delete-emptydir-data --timeout=5s"]);
+  const keep = kubectl(false, "");
+  expect(runBash(script, { stdin: "keep kubelet at v1.34.2, runtime unchanged\n", bin: keep.box.bin, state: keep.box.state }).stdout).toBe("no drain: kubelet at v1.34.2, runtime unchanged\n");
+  expect(keep.writes()).toEqual([]);
+});
+
+test("node-metadata uncordons only a node this component cordoned, and removes its mark", () => {
+  const script = nodeMetadataScripts({ node: "w1", labels: {}, nodeLocalCriSocket: true, version: "v1.34.2", drainTimeoutSeconds: 1, drainOnDelete: true, scope: "w1-node-metadata", owner: "c-w1-node-metadata" }).create;
+  const ours = kubectl(true, "kubelet v1.33.2 -> v1.34.2");
+  expect(runBash(script, { bin: ours.box.bin, state: ours.box.state }).status).toBe(0);
+  expect(ours.writes()).toEqual(["uncordon w1", `annotate --overwrite node w1 ${CORDONED}-`]);
+  const operators = kubectl(true, "");
+  expect(runBash(script, { bin: operators.box.bin, state: operators.box.state }).status).toBe(0);
+  expect(operators.writes()).toEqual([]);
+});
+
+test("kubeadm first, the kubelet after: a failed kubeadm upgrade leaves the kubelet package alone", () => {
+  const box = sandbox();
+  const log = join(box.dir, "log");
+  box.stub("kubeadm", `echo "kubeadm $*" >>${log}; exit 1`);
+  box.stub("systemctl", `echo "systemctl $*" >>${log}`);
+  box.stub("kubectl", "exit 1");
+  runBash(`echo v1.33.2 >${join(box.state, "version")}`);
+  const up = upgradeScripts({ node: "w1", version: "v1.34.2", apply: false, install: `echo "install kubeadm" >>${log}`, wanted: "x", nodeLocalCriSocket: false }).create;
+  const failed = runBash(up, { bin: box.bin, state: box.state });
+  expect(failed.status).toBe(1);
+  expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual(["install kubeadm", "kubeadm upgrade node"]);
+  expect(failed.stdout).toMatch(/^nodeVersion=v1\.33\.2\npk-file /);
+  // Once kubeadm succeeded: the kubelet step installs, restarts, checks, records.
+  box.stub("kubeadm", `echo "kubeadm $*" >>${log}`);
+  expect(runBash(up, { bin: box.bin, state: box.state }).status).toBe(0);
+  box.stub("systemctl", `echo "systemctl $*" >>${log}; exit 0`);
+  const kl = kubeletScripts({ node: "w1", version: "v1.34.2", install: `echo "install kubelet kubectl" >>${log}`, settleSeconds: 0, wanted: "x" }).create;
+  const r = runBash(kl, { bin: box.bin, state: box.state });
+  expect(r.status).toBe(0);
+  expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual([
+    "install kubeadm",
+    "kubeadm upgrade node",
+    "install kubeadm",
+    "kubeadm upgrade node",
+    "install kubelet kubectl",
+    "systemctl daemon-reload",
+    "systemctl restart kubelet",
+    "systemctl is-active --quiet kubelet",
+  ]);
+  expect(readFileSync(join(box.state, "version"), "utf8")).toBe("v1.34.2\n");
+  expect(r.stdout).toMatch(/^pk-file \/var\/lib\/kubelet\/instance-config.yaml /);
+});
+
+test("preflight: the cluster's version step and every kubelet's skew, naming the node", () => {
+  const cluster = (version: string) =>
+    validateCluster({
+      kubernetesVersion: version,
+      controlPlaneEndpoint: "k8s:6443",
+      nodes: [
+        { name: "cp-1", role: "control-plane", host: "10.0.0.1" },
+        { name: "w-1", role: "worker", host: "10.0.0.2" },
+        { name: "w-new", role: "worker", host: "10.0.0.3" },
+      ],
+    });
+  const report = (kubelet: string, member: boolean, clusterVersion?: string) =>
+    `criSocket=${CONTAINERD}\nkubeadmVersion=v1.35.0\nkubeletVersion=${kubelet}\nmember=${member ? "yes" : "no"}\n${clusterVersion ? `clusterVersion=${clusterVersion}\n` : ""}`;
+  const ok = { "cp-1": report("v1.34.2", true, "v1.34.2"), "w-1": report("v1.34.2", true), "w-new": report("v1.35.0", false) };
+  expect(versionProblems(cluster("v1.35.0"), ok)).toEqual([]);
+  expect(versionProblems(cluster("v1.36.0"), ok)).toEqual(["the cluster runs v1.34.2: kubeadm upgrades one minor version at a time (next: v1.35.x), not to v1.36.0"]);
+  expect(versionProblems(cluster("v1.34.1"), ok)[0]).toBe("the cluster runs v1.34.2: kubeadm cannot downgrade it to v1.34.1");
+  expect(versionProblems(cluster("v1.35.0"), { ...ok, "w-1": report("v1.35.0", true) })).toEqual([
+    'node "w-1": its kubelet v1.35.0 is newer than the API server (v1.34.2); the kubelet may never be newer than kube-apiserver',
+  ]);
+  expect(versionProblems(cluster("v1.35.0"), { ...ok, "w-new": report("v1.36.0", false) })).toEqual([
+    'node "w-new": its kubelet v1.36.0 is newer than the API server will be (v1.35.0); the kubelet may never be newer than kube-apiserver',
+  ]);
+  expect(versionProblems(cluster("v1.35.0"), { ...ok, "w-new": report("v1.31.4", false) })).toEqual([
+    'node "w-new": its kubelet v1.31.4 is more than three minor versions older than v1.35.0; upgrade it first',
+  ]);
+});
