@@ -29,7 +29,8 @@ export interface JoinMaterial {
 function nodeRegistration(node: ValidNode, criSocket: string | undefined): Record<string, unknown> {
   const reg: Record<string, unknown> = { name: node.name };
   if (criSocket !== undefined) reg.criSocket = criSocket;
-  if (node.taints.length > 0) {
+  // kubeadm v1beta4: taints absent (nil) = kubeadm's default control-plane taint; an empty list = none.
+  if (node.taints !== undefined) {
     reg.taints = node.taints.map((t) => ({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect: t.effect }));
   }
   if (node.kubeletExtraArgs.length > 0) {
@@ -57,8 +58,8 @@ function clusterConfiguration(cluster: ValidCluster): Record<string, unknown> {
 
 /**
  * The multi-document config for `kubeadm init` on `node` (the first control-plane node):
- * InitConfiguration (nodeRegistration: name, criSocket when known, taints when the user gave some,
- * else omitted so kubeadm applies its default control-plane taint, kubeletExtraArgs as {name, value}
+ * InitConfiguration (nodeRegistration: name, criSocket when known, taints as the user gave them (an
+ * empty list too: no taint), else omitted so kubeadm applies its default control-plane taint, kubeletExtraArgs as {name, value}
  * list), ClusterConfiguration (kubernetesVersion, controlPlaneEndpoint, networking, featureGates =
  * `cluster.kubeadmFeatureGates`, omitted when empty), KubeletConfiguration (the cluster's
  * kubeletConfiguration fields; never containerRuntimeEndpoint).

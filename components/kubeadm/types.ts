@@ -105,7 +105,7 @@ export interface KubeVersion {
   text: string;
 }
 
-/** A node after validation: role checked, criSocket normalised, lists defaulted to empty. */
+/** A node after validation: role checked, criSocket normalised, lists defaulted to empty (taints: kept unset when unset). */
 export interface ValidNode {
   name: string;
   role: NodeRole;
@@ -113,7 +113,11 @@ export interface ValidNode {
   criSocket?: string;
   kubeletExtraArgs: KubeletArg[];
   labels: Record<string, string>;
-  taints: Taint[];
+  /**
+   * The node's taints as given; undefined when not given (kubeadm v1beta4: nil means its default, the
+   * control-plane NoSchedule taint on a control-plane node), `[]` for none.
+   */
+  taints?: Taint[];
   /** Position in the user's list (0-based). */
   index: number;
 }

@@ -292,8 +292,9 @@ function validateLabels(labels: unknown, node: string): Record<string, string> {
   return out;
 }
 
-function validateTaints(taints: unknown, node: string): Taint[] {
-  if (taints === undefined || taints === null) return [];
+function validateTaints(taints: unknown, node: string): Taint[] | undefined {
+  // Unset: kubeadm's default (a control-plane node gets its NoSchedule taint); [] means none.
+  if (taints === undefined || taints === null) return undefined;
   if (!Array.isArray(taints)) throw new KubeadmConfigError("taints", "must be a list of {key, value?, effect}", node);
   const seen = new Set<string>();
   return taints.map((t: unknown, i) => {

@@ -49,14 +49,20 @@ export function parseKubeadmConfigMap(stdout: string): KubeadmConfigMap {
 
 /**
  * stdin of the write step: `original <sha256>`, `desired <sha256>`, `manifest <base64 JSON>` (the
- * ConfigMap with the desired ClusterConfiguration and the resourceVersion it was read at).
+ * ConfigMap as read, metadata (labels, annotations) and other data keys kept, with the desired
+ * ClusterConfiguration and the resourceVersion it was read at).
  */
 export function encodeClusterConfigChange(read: KubeadmConfigMap, desired: string): string {
   const { metadata, data } = read.object as { metadata: Record<string, unknown>; data: Record<string, string> };
+  // The object as read, with only ClusterConfiguration changed: its labels, annotations and every other
+  // data key stay (a replace writes the whole object). managedFields are the server's to keep.
+  const { managedFields: _managed, ...kept } = metadata;
+  void _managed;
   const manifest = {
+    ...read.object,
     apiVersion: "v1",
     kind: "ConfigMap",
-    metadata: { name: metadata.name, namespace: metadata.namespace, resourceVersion: read.resourceVersion },
+    metadata: { ...kept, resourceVersion: read.resourceVersion },
     data: { ...data, ClusterConfiguration: desired },
   };
   return [

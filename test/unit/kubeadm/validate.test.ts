@@ -29,7 +29,7 @@ describe("validateCluster: success", () => {
     expect(c.version.text).toBe("v1.34.2");
     expect(c.controlPlane.map((n) => n.name)).toEqual(["cp1"]);
     expect(c.workers.map((n) => n.name)).toEqual(["w1"]);
-    expect(c.nodes[1]).toEqual({ name: "w1", role: "worker", criSocket: "unix:///run/crio/crio.sock", kubeletExtraArgs: [], labels: {}, taints: [], index: 1 });
+    expect(c.nodes[1]).toEqual({ name: "w1", role: "worker", criSocket: "unix:///run/crio/crio.sock", kubeletExtraArgs: [], labels: {}, taints: undefined, index: 1 });
     expect(c.nodeLocalCriSocket).toBe(true);
     expect(c.kubeadmFeatureGates).toEqual({ NodeLocalCRISocket: true, RootlessControlPlane: false });
     expect(c.warnings).toEqual([
@@ -189,6 +189,12 @@ describe("kubeadm config rendering (v1beta4)", () => {
     const text = renderInitConfiguration(c, c.nodes[0], undefined);
     expect(text.split("---\n")[0]).toBe("apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\nnodeRegistration:\n  name: cp1\n");
     expect(text).not.toMatch(/featureGates|taints|criSocket/);
+  });
+  it("taints: [] means none (an empty list, not kubeadm's default control-plane taint); unset means the default", () => {
+    const none = validateCluster(base({ kubernetesVersion: "v1.34.2" }, [cp({ taints: [] })]));
+    expect(renderInitConfiguration(none, none.nodes[0], undefined)).toContain("nodeRegistration:\n  name: cp1\n  taints: []\n");
+    const unset = validateCluster(base({ kubernetesVersion: "v1.34.2" }, [cp()]));
+    expect(renderInitConfiguration(unset, unset.nodes[0], undefined)).not.toContain("taints");
   });
   it("init refuses a worker", () => expect(() => renderInitConfiguration(cluster, cluster.nodes[2], undefined)).toThrow(KubeadmConfigError));
   const material: JoinMaterial = {
