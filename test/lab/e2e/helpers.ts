@@ -280,5 +280,16 @@ export function clusterConfiguration(): string {
   return store.configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration as string;
 }
 
-/** The lab's install step: what a package upgrade does to a lab node (its kubeadm/kubelet version). */
+/** The lab's one-step install (the deprecated `installCommand`): kubeadm and kubelet switch together. */
 export const LAB_INSTALL = "echo v{version} >/etc/lab-node/kubeadm-version";
+
+/**
+ * The lab's two install steps, as the component runs them (kubeadm before `kubeadm upgrade`, the kubelet
+ * and kubectl after the drain): the kubeadm package (the kubelet keeps its version in
+ * /etc/lab-node/kubelet-version), then the kubelet package.
+ */
+export const LAB_INSTALLS: Record<string, string> = {
+  "kubeadm:kubeadmInstallCommand":
+    "[ -f /etc/lab-node/kubelet-version ] || cp /etc/lab-node/kubeadm-version /etc/lab-node/kubelet-version; echo v{version} >/etc/lab-node/kubeadm-version",
+  "kubeadm:kubeletInstallCommand": "echo v{version} >/etc/lab-node/kubelet-version",
+};

@@ -1,5 +1,5 @@
 /**
- * Bundles the stand-ins (test/lab/standin/{kubeadm,kubectl,systemctl}.ts with what they import) into one
+ * Bundles the stand-ins (test/lab/standin/{kubeadm,kubectl,systemctl,kubeletcli}.ts with what they import) into one
  * plain JavaScript file each with esbuild, so a call on a node is `node <file>.js`: about 0.1 s, where a
  * tsx process per call took 0.4 to 0.7 s on 2 cores (see README, Performance).
  */
@@ -20,7 +20,8 @@ export function buildStandins(labDir: string, repoRoot = REPO_ROOT): string {
   fs.rmSync(tmp, { recursive: true, force: true });
   try {
     buildSync({
-      entryPoints: STANDIN_COMMANDS.map((c) => standinScript(c, repoRoot)),
+      // Named by command: the output is `<command>.js` even where the source file is named otherwise.
+      entryPoints: Object.fromEntries(STANDIN_COMMANDS.map((c) => [c, standinScript(c, repoRoot)])),
       absWorkingDir: repoRoot,
       outdir: tmp,
       bundle: true,

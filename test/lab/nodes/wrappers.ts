@@ -1,5 +1,5 @@
 /**
- * The node's /usr/local/sbin/{kubeadm,kubectl,systemctl}: bash wrappers that run the stand-ins, either
+ * The node's /usr/local/sbin/{kubeadm,kubectl,systemctl,kubelet}: bash wrappers that run the stand-ins, either
  * bundled (plain JavaScript run by node, which starts like the binaries it stands for; see
  * standinBundle.ts) or as TypeScript through tsx (a few hundred milliseconds more per call, but an
  * edited stand-in takes effect at once).
@@ -7,7 +7,10 @@
 import * as path from "node:path";
 import { REPO_ROOT } from "./paths";
 
-export const STANDIN_COMMANDS = ["kubeadm", "kubectl", "systemctl"] as const;
+export const STANDIN_COMMANDS = ["kubeadm", "kubectl", "systemctl", "kubelet"] as const;
+
+/** The stand-in source of a command whose name is taken by a library module (`kubelet` -> kubeletcli.ts). */
+const ENTRY_FILE: Record<string, string> = { kubelet: "kubeletcli" };
 
 /** How a wrapper runs its stand-in: the bundle under `<lab>/standin/`, or tsx on the sources. */
 export type StandinLauncher = "bundle" | "tsx";
@@ -19,7 +22,7 @@ export function shq(s: string): string {
 
 /** The TypeScript entry point of a stand-in command. */
 export function standinScript(command: string, repoRoot = REPO_ROOT): string {
-  return path.join(repoRoot, "test", "lab", "standin", `${command}.ts`);
+  return path.join(repoRoot, "test", "lab", "standin", `${ENTRY_FILE[command] ?? command}.ts`);
 }
 
 /** The tsx launcher in this checkout's node_modules. */

@@ -135,7 +135,32 @@ export function compareVersions(a: Version, b: Version): number {
   return a.major - b.major || a.minor - b.minor || a.patch - b.patch;
 }
 
-/** The node's installed kubeadm+kubelet version, from /etc/lab-node/kubeadm-version. */
+/**
+ * The node's installed kubelet version: /etc/lab-node/kubelet-version (what a kubelet package install
+ * writes in the lab), else the kubeadm version (/etc/lab-node/kubeadm-version; a node installed with one
+ * command for both).
+ */
+export function installedKubeletVersion(): Version {
+  const t = readText("/etc/lab-node/kubelet-version");
+  const v = t === undefined ? undefined : parseVersion(t);
+  return v ?? installedVersion();
+}
+
+/**
+ * A lab fault, once: when /etc/lab-node/fail-once lists `point` (one point a line), the line is removed
+ * and `fail()` is thrown; a test arms it (`join-after-kubelet-start`, `upgrade-apply`) to make the next
+ * such run fail the way kubeadm would, and the run after that succeed.
+ */
+export function failOnce(point: string, fail: () => Error): void {
+  const t = readText("/etc/lab-node/fail-once");
+  if (t === undefined) return;
+  const lines = t.split("\n").filter(Boolean);
+  if (!lines.includes(point)) return;
+  writeText("/etc/lab-node/fail-once", lines.filter((l) => l !== point).map((l) => `${l}\n`).join(""));
+  throw fail();
+}
+
+/** The node's installed kubeadm version (and the kubelet's, unless kubelet-version says otherwise), from /etc/lab-node/kubeadm-version. */
 export function installedVersion(): Version {
   const t = readText("/etc/lab-node/kubeadm-version");
   if (t === undefined) throw new Fail("lab stand-in: /etc/lab-node/kubeadm-version is missing: kubeadm is not installed on this node", 127);

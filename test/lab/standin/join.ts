@@ -4,7 +4,7 @@
  * joins need a controlPlaneEndpoint and an unexpired certificate key.
  */
 import { parse } from "yaml";
-import { clockMs, compareVersions, exists, installedVersion, nodeName, parseCli, parseVersion, stepDuration, writeText } from "./common";
+import { clockMs, compareVersions, exists, failOnce, installedVersion, nodeName, parseCli, parseVersion, stepDuration, writeText } from "./common";
 import { CONTROL_PLANE_TAINT, resolveCriSocket, kubeletStartPhase, newNode, TOKEN_RE } from "./cluster";
 import { criPreflightError, socketExists } from "./cri";
 import { controlPlaneFileChecks } from "./init";
@@ -148,6 +148,9 @@ export async function join(args: string[]): Promise<number> {
   const clusterKubelet = s.configMaps["kube-system/kubelet-config"]?.data.kubelet ?? "";
   // UNVERIFIED wording.
   await kubeletStartPhase({ minor, gateOn, endpoint, clusterKubelet, reg, name, registerTaints: controlPlane ? undefined : taints }, "kubelet-start", "error waiting for the kubelet to boot up");
+  // Lab fault: the join stops after its kubelet-start phase wrote kubelet.conf and the kubelet files, as
+  // a kubelet that never finishes its TLS bootstrap leaves it (UNVERIFIED wording).
+  failOnce("join-after-kubelet-start", () => phaseError(minor, "kubelet-start", "error waiting for the kubelet to boot up: timed out waiting for the condition"));
   await updateStore((st) => {
     st.nodes[name] = newNode(st, { name, controlPlane, taints, criAnnotation: gateOn ? undefined : endpoint, version: v.text });
   });

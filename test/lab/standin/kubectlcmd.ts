@@ -245,7 +245,13 @@ async function replace(p: Parsed): Promise<string> {
           "the object has been modified; please apply your changes to the latest version and try again",
       );
     }
+    // A replace writes the whole object: labels, annotations and data are what it carries (absent: gone).
     cur.data = Object.fromEntries(Object.entries(obj.data ?? {}).map(([k, v]) => [k, String(v)]));
+    for (const key of ["labels", "annotations"] as const) {
+      const given = obj.metadata[key];
+      if (given && Object.keys(given).length > 0) cur.metadata[key] = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, String(v)]));
+      else delete cur.metadata[key];
+    }
     cur.metadata.resourceVersion = String(++s.revision);
     return `configmap/${name} replaced\n`;
   });

@@ -6,7 +6,7 @@
  * Failure texts follow the kubelet's messages loosely: UNVERIFIED wording.
  */
 import { parse } from "yaml";
-import { exists, installedVersion, readText, writeText } from "./common";
+import { exists, installedKubeletVersion, readText, writeText } from "./common";
 import { socketExists, socketPath } from "./cri";
 import { CONFIG_YAML, FLAGS_ENV, parseFlagsEnv } from "./nodefiles";
 import { REMOVED_KUBELET_FLAGS } from "./versions";
@@ -38,7 +38,7 @@ function writeState(s: KubeletState): void {
 export function kubeletCheck(): { ok: true; endpoint: string } | { ok: false; reason: string } {
   let minor: number;
   try {
-    minor = installedVersion().minor;
+    minor = installedKubeletVersion().minor;
   } catch {
     return { ok: false, reason: "kubelet is not installed (/etc/lab-node/kubeadm-version missing)" };
   }
@@ -100,7 +100,7 @@ export async function reportReady(ready: boolean): Promise<void> {
   if (!name) return;
   let version = "";
   try {
-    version = installedVersion().text;
+    version = installedKubeletVersion().text;
   } catch {
     /* not installed */
   }

@@ -36,7 +36,14 @@ export interface NodeObject {
 export interface ConfigMapObject {
   apiVersion: "v1";
   kind: "ConfigMap";
-  metadata: { name: string; namespace: string; resourceVersion: string; creationTimestamp: string };
+  metadata: {
+    name: string;
+    namespace: string;
+    resourceVersion: string;
+    creationTimestamp: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   data: Record<string, string>;
 }
 

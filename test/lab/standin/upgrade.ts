@@ -13,7 +13,7 @@
  *   "FATAL. Unable to upgrade a cluster using deprecated feature-gate flags" is older kubeadm).
  */
 import { parse } from "yaml";
-import { compareVersions, exists, installedVersion, parseCli, parseVersion, readLineSync, stepDuration, Version } from "./common";
+import { compareVersions, exists, installedVersion, parseCli, parseVersion, readLineSync, stepDuration, Version, failOnce, readText, writeText, clockMs } from "./common";
 import { klogWarning } from "./cluster";
 import { detectCriSocket, KNOWN_ENDPOINTS } from "./cri";
 import { featureGatesOf, Obj, readConfigFile } from "./kubeadmconfig";
@@ -242,6 +242,8 @@ export async function apply(args: string[]): Promise<number> {
     throw phaseError(minor, "preflight", `the version argument is invalid due to these errors:\n\n${pol.skippable.map((e) => `\t- ${e}\n`).join("")}\nCan be bypassed if you pass the --force flag`);
   }
   process.stdout.write(`[upgrade/version] You have chosen to upgrade the cluster version to "${target.text}"\n[upgrade/versions] Cluster version: ${c.version.text}\n[upgrade/versions] kubeadm version: ${v.text}\n`);
+  // Lab fault: this upgrade apply fails once, before it changes anything (UNVERIFIED wording).
+  failOnce("upgrade-apply", () => phaseError(minor, "control-plane", "couldn't upgrade control plane. kubeadm has tried to recover everything into the earlier state. Errors faced: timed out waiting for the condition"));
   if (!yes) {
     process.stdout.write("[upgrade] Are you sure you want to proceed? [y/N]: ");
     const answer = readLineSync();
@@ -250,6 +252,7 @@ export async function apply(args: string[]): Promise<number> {
   if (dryRun) return 0;
   await stepDuration("upgradeApply");
   if (exists("/etc/kubernetes/manifests/kube-apiserver.yaml")) writeControlPlaneFiles(target.text);
+  renewAdminCertificate(target.text);
   await updateStore((s) => {
     const cm = s.configMaps["kube-system/kubeadm-config"];
     if (!cm) return;
@@ -267,6 +270,18 @@ export async function apply(args: string[]): Promise<number> {
       `[upgrade] Now please proceed with upgrading the rest of the nodes by following the right order.\n`,
   );
   return 0;
+}
+
+/**
+ * `kubeadm upgrade apply` renews the control plane's certificates by default (`--certificate-renewal`),
+ * the admin kubeconfig's client certificate among them: the lab's admin.conf gets a new certificate text
+ * naming the upgrade (the lab's certificates are labelled text, not X.509).
+ */
+function renewAdminCertificate(version: string): void {
+  const text = readText("/etc/kubernetes/admin.conf");
+  if (text === undefined) return;
+  const cert = Buffer.from(`lab stand-in certificate for kubernetes-admin, renewed by kubeadm upgrade apply ${version} at ${clockMs()}\n`).toString("base64");
+  writeText("/etc/kubernetes/admin.conf", text.replace(/client-certificate-data: \S+/, `client-certificate-data: ${cert}`), 0o600);
 }
 
 export async function node(args: string[]): Promise<number> {
