@@ -6,7 +6,8 @@ import { batches, parseInitOutput, sideBySide, upgradeNodeCommand } from "./floo
 import { kindOf, startAndTail, stepKinds } from "./steps";
 import { countKubeadmRuns } from "./cluster";
 import { sessionFigures } from "./result";
-import { addressOf, nodeNames } from "./lab";
+import { addressOf, assertLabInstalls, nodeNames } from "./lab";
+import { LAB_INSTALLS } from "../e2e/helpers";
 import type { StepRecord } from "../engine/run";
 
 test("median, spread and paired ratios", () => {
@@ -43,8 +44,8 @@ test("the floor: join material from kubeadm init's output, batches, side-by-side
   expect(() => parseInitOutput("[init] done\n")).toThrow(/no join command/);
   expect(batches([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
   expect(() => batches([1], 0)).toThrow(/batch size 0/);
-  expect(upgradeNodeCommand("v1.35.0", "kubeadm upgrade node")).toBe(
-    "echo v1.35.0 >/etc/lab-node/kubeadm-version && kubeadm upgrade node && systemctl daemon-reload && systemctl restart kubelet",
+  expect(upgradeNodeCommand("v1.35.0", "kubeadm upgrade node")).toMatch(
+    /^\{ .*echo v1\.35\.0 >\/etc\/lab-node\/kubeadm-version; \} && kubeadm upgrade node && \{ echo v1\.35\.0 >\/etc\/lab-node\/kubelet-version; \} && systemctl daemon-reload && systemctl restart kubelet$/,
   );
   const bash = (script: string) => {
     try {
@@ -83,4 +84,10 @@ test("step kinds, engine start and tail, kubeadm runs, sessions per node, names 
   expect(addressOf(0)).toBe("127.0.0.150");
   expect(addressOf(49)).toBe("127.0.0.199");
   expect(() => addressOf(50)).toThrow(/outside 127.0.0.150-199/);
+});
+
+test("the bench refuses a stack whose install commands would reach a package repository", () => {
+  expect(() => assertLabInstalls({ ...LAB_INSTALLS })).not.toThrow();
+  expect(() => assertLabInstalls({ "kubeadm:kubeadmInstallCommand": LAB_INSTALLS["kubeadm:kubeadmInstallCommand"] })).toThrow(/kubeletInstallCommand must be the lab's own/);
+  expect(() => assertLabInstalls({ ...LAB_INSTALLS, "kubeadm:kubeadmInstallCommand": "curl -fsSL https://pkgs.k8s.io/x" })).toThrow(/kubeadmInstallCommand/);
 });

@@ -7,14 +7,15 @@
  *   to ~/.kube/config, as the docs say), its printed join command and certificate key reused; the
  *   other control-plane nodes `kubeadm join --control-plane` one after another; then every worker's
  *   `kubeadm join` at the same time.
- * - upgrade: on the first control-plane node the package install, `kubeadm upgrade apply -y`, kubelet
- *   restart; on each other control-plane node in turn the install, `kubeadm upgrade node`, kubelet
- *   restart; then per batch of `maxUnavailable` workers: their drains (kubectl on the first control-plane
- *   node, one session, side by side), on each worker at once the install, `kubeadm upgrade node` and
- *   kubelet restart, then their uncordons (one session).
+ * - upgrade: on the first control-plane node the kubeadm package, `kubeadm upgrade apply -y`, the
+ *   kubelet package and a kubelet restart; on each other control-plane node in turn the same with
+ *   `kubeadm upgrade node`; then per batch of `maxUnavailable` workers: their drains (kubectl on the
+ *   first control-plane node, one session, side by side), on each worker at once the same as on a
+ *   control-plane node, then their uncordons (one session). The packages are the lab's install commands
+ *   (the ones the bench stack gives the component).
  */
 import { runOnNode } from "../nodes";
-import { LAB_INSTALL } from "../e2e/helpers";
+import { LAB_INSTALLS } from "../e2e/helpers";
 import { BenchCluster, CONTAINERD, LAB_DIR, addressOf, controlPlaneNames, countingSessions, nodeNames, workerNames } from "./lab";
 
 /** What `kubeadm init` printed that the joins need. */
@@ -52,9 +53,10 @@ export function sideBySide(commands: string[]): string {
   return `pids=(); ${commands.map((c) => `{ ${c}; } & pids+=($!);`).join(" ")} rc=0; for p in "\${pids[@]}"; do wait "$p" || rc=1; done; exit $rc`;
 }
 
-/** The operator's per-node upgrade of the packages, then kubeadm, then the kubelet. */
+/** The operator's per-node upgrade: the kubeadm package, kubeadm, the kubelet package, the kubelet's restart. */
 export function upgradeNodeCommand(target: string, kubeadm: string): string {
-  return `${LAB_INSTALL.split("{version}").join(target.replace(/^v/, ""))} && ${kubeadm} && systemctl daemon-reload && systemctl restart kubelet`;
+  const install = (key: string) => `{ ${(LAB_INSTALLS[key] as string).split("{version}").join(target.replace(/^v/, ""))}; }`;
+  return `${install("kubeadm:kubeadmInstallCommand")} && ${kubeadm} && ${install("kubeadm:kubeletInstallCommand")} && systemctl daemon-reload && systemctl restart kubelet`;
 }
 
 /** One timed operator sequence. */

@@ -11,7 +11,7 @@ import type { StandinLauncher } from "../nodes/wrappers";
 import { labStack } from "../engine/stack";
 import { LabRunResult, runStack } from "../engine/run";
 import { pulumiPaths } from "../engine/paths";
-import { LAB_INSTALL } from "../e2e/helpers";
+import { LAB_INSTALLS } from "../e2e/helpers";
 
 /** The bench lab's folder. */
 export const LAB_DIR = join(REPO_ROOT, ".lab-bench");
@@ -60,7 +60,8 @@ export function workerNames(c: BenchCluster): string[] {
 
 /**
  * Writes `Pulumi.<name>.yaml` for the cluster at `version` (containerd declared on every node, the lab's
- * install command, no kubelet settle window; component defaults otherwise) and returns its path.
+ * kubeadm and kubelet install commands, so no package repository is ever asked; no kubelet settle
+ * window; component defaults otherwise) and returns its path.
  */
 export function writeBenchStack(name: string, c: BenchCluster, version: string, extra: Record<string, unknown> = {}): string {
   const dir = join(LAB_DIR, "stacks");
@@ -74,13 +75,30 @@ export function writeBenchStack(name: string, c: BenchCluster, version: string, 
     "kubeadm:kubernetesProvider": false,
     // The stand-in kubelet fails at once on a bad file: a settle window would only add a constant.
     "kubeadm:kubeletSettleSeconds": 0,
-    "kubeadm:installCommand": LAB_INSTALL,
+    ...LAB_INSTALLS,
     "kubeadm:nodes": nodes,
     "lab:nodes": Object.fromEntries(nodes.map((n) => [n.name, { runtimes: ["containerd"] }])),
     ...extra,
   };
   writeFileSync(file, stringify({ config }));
   return file;
+}
+
+/** The stack config keys whose defaults would reach a package repository (apt over the network). */
+export const INSTALL_KEYS = ["kubeadm:kubeadmInstallCommand", "kubeadm:kubeletInstallCommand"] as const;
+
+/**
+ * Refuses a stack that would let the component run its default install commands (pkgs.k8s.io over the
+ * network): the bench talks to nothing outside 127.0.0.0/8.
+ * @throws Error naming the key that is unset or names a URL.
+ */
+export function assertLabInstalls(config: Record<string, unknown>): void {
+  for (const k of INSTALL_KEYS) {
+    const v = config[k];
+    if (typeof v !== "string" || v.trim() === "" || v.includes("://")) {
+      throw new Error(`bench: ${k} must be the lab's own install command (got ${JSON.stringify(v)}): the component's default would go to the network`);
+    }
+  }
 }
 
 /** Changes config keys of a stack file, as `pulumi config set` would. */
@@ -136,9 +154,10 @@ export interface BenchRun {
  * `pulumi up` of the real root program with this stack file on the bench lab (`--parallel` when given,
  * else the CLI's default). The stack selection and config writes before it are not timed (they are
  * `pulumi config set`, done once by a user).
- * @throws Error naming the failed resources and the CLI's message when the update fails.
+ * @throws Error when the stack could reach a package repository (see {@link assertLabInstalls}); naming the failed resources and the CLI's message when the update fails.
  */
 export async function benchUp(stackFile: string, c: BenchCluster, parallel?: number): Promise<BenchRun> {
+  assertLabInstalls((parse(readFileSync(stackFile, "utf8")) as { config: Record<string, unknown> }).config);
   const lab = await labStack({ stackFile, labDir: LAB_DIR });
   const started_epoch_s = Date.now() / 1000;
   const { value, sessions } = await countingSessions(nodeNames(c), async () => {
