@@ -16,7 +16,6 @@ import { clusterConfig, clusterConfigRead } from "../steps/clusterConfig";
 import { drain } from "../steps/drain";
 import { upgrade } from "../steps/upgrade";
 import { kubelet } from "../steps/kubelet";
-import { preflight } from "../steps/preflight";
 import { kubeletFiles } from "../steps/kubeletFiles";
 import { nodeMetadata } from "../steps/nodeMetadata";
 
@@ -49,9 +48,8 @@ function wholeNumber(name: string, value: number, min: number): number {
  * exactly the steps that must run again (never their `triggers`: nothing is replaced). The order is
  * the same whatever the caller passes or the stack recorded, in kubeadm's documented order:
  *
- * 1. `prepare` on every node, with no dependency (they overlap; they change nothing and report the
- *    node's socket and versions); then `preflight` on the first control-plane node (kubeadm's version
- *    and skew rules against what they reported), before anything changes;
+ * 1. `prepare` on every node, with no dependency (they overlap; they change nothing, report the node's
+ *    socket and check kubeadm's version and skew rules there), all before anything changes;
  * 2. the first control-plane node: `init` (once), `cluster-config-read` and `cluster-config` (featureGates
  *    in the kubeadm-config ConfigMap), then its rollout unit: `upgrade` (the kubeadm package and
  *    `kubeadm upgrade apply`, before anything else in the cluster upgrades), `drain` (only for a runtime
@@ -101,9 +99,9 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     return add(node, cp1, nodeMetadata, [files]);
   };
 
+  // Every node's prepare (which checks kubeadm's version rules there) before anything changes.
   const prepared = cluster.nodes.map((node) => add(node, node.name, prepare, []));
-  const checked = add(first, cp1, preflight, prepared);
-  const made = add(first, cp1, init, [stepId(cp1, "prepare"), checked]);
+  const made = add(first, cp1, init, prepared);
   const read = add(first, cp1, clusterConfigRead, [made]);
   const configured = add(first, cp1, clusterConfig, [read]);
   let last = unit(first, [configured]);

@@ -278,3 +278,47 @@ pk_record_version() {
   mkdir -p "$PK_STATE_DIR" && chmod 0700 "$PK_STATE_DIR"
   printf '%s\n' "$1" >"$PK_STATE_DIR/version.tmp" && mv -f "$PK_STATE_DIR/version.tmp" "$PK_STATE_DIR/version"
 }
+
+# pk_minor VERSION: the minor number of v1.MINOR.PATCH (empty when VERSION is not one).
+pk_minor() {
+  local v=${1#v} major minor patch
+  IFS=. read -r major minor patch <<<"$v" || true
+  if [[ $major =~ ^[0-9]+$ && $minor =~ ^[0-9]+$ ]]; then printf '%s' "$minor"; fi
+}
+
+# pk_version_rules TARGET KUBELET FIRST: kubeadm's version rules for this node before anything changes,
+# read on the node and in the cluster (never from an earlier run): fails naming the node when its
+# kubelet (KUBELET, its installed version; empty: not installed) is newer than the API server (a member:
+# the cluster's version now; a node still to join: TARGET, which the control plane reaches before it
+# joins) or more than three minors older than TARGET; and with FIRST=yes (the first control-plane node
+# of an existing cluster) when the cluster's version to TARGET is a downgrade or skips a minor.
+pk_version_rules() {
+  local target=$1 kubelet=$2 first=$3 t k api a
+  t=$(pk_minor "$target")
+  api=""
+  if [ "$first" = yes ] && [ -f /etc/kubernetes/admin.conf ]; then
+    api=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get configmap -n kube-system kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' 2>/dev/null | sed -n 's/^kubernetesVersion: *//p' || true)
+  elif [ -f /etc/kubernetes/kubelet.conf ]; then
+    api=$(kubectl --kubeconfig /etc/kubernetes/kubelet.conf get configmap -n kube-system kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' 2>/dev/null | sed -n 's/^kubernetesVersion: *//p' || true)
+  fi
+  a=$(pk_minor "$api")
+  if [ "$first" = yes ] && [ -n "$a" ]; then
+    if [ "$(printf '%s\n%s\n' "${api#v}" "${target#v}" | sort -V | head -n 1)" != "${api#v}" ]; then
+      pk_fail "the cluster runs $api: kubeadm cannot downgrade it to $target; nothing was changed"
+    fi
+    if [ "$t" -gt $((a + 1)) ]; then
+      pk_fail "the cluster runs $api: kubeadm upgrades one minor version at a time (next: v1.$((a + 1)).x), not to $target; nothing was changed"
+    fi
+  fi
+  k=$(pk_minor "$kubelet")
+  [ -n "$k" ] || return 0
+  if [ -f /etc/kubernetes/kubelet.conf ] && [ -n "$a" ] && [ "$k" -gt "$a" ]; then
+    pk_fail "its kubelet $kubelet is newer than the API server ($api); the kubelet may never be newer than kube-apiserver; nothing was changed"
+  fi
+  if [ ! -f /etc/kubernetes/kubelet.conf ] && [ "$k" -gt "$t" ]; then
+    pk_fail "its kubelet $kubelet is newer than the API server will be ($target); the kubelet may never be newer than kube-apiserver; nothing was changed"
+  fi
+  if [ "$k" -lt $((t - 3)) ]; then
+    pk_fail "its kubelet $kubelet is more than three minor versions older than $target; upgrade it first; nothing was changed"
+  fi
+}

@@ -4,7 +4,6 @@
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
-import { KUBECTL } from "../scripts/kubectl";
 import type { StepScripts } from "../scripts/types";
 import { CRI_SOCKET_PROBE_ORDER, multipleCriEndpointsMessage, normalizeCriSocket } from "../kubeadm/criSocket";
 import type { StepKind } from "./kind";
@@ -25,16 +24,16 @@ export interface PrepareInput {
   nodeLocalCriSocket: boolean;
   /** The target version, `v1.34.2`: part of the text, so the node reports again for every version. */
   version: string;
-  /** The first control-plane node: also report the version of the cluster, when one exists there. */
-  reportClusterVersion: boolean;
+  /** The first control-plane node: also check the step from the cluster's version, when one exists there. */
+  firstControlPlane: boolean;
 }
 
 /**
- * The prepare script. Prints `criSocket=<endpoint>`, `kubeadmVersion=<kubeadm version -o short>`,
- * `kubeletVersion=<the installed kubelet's version>` (empty when no kubelet is installed), `member=yes|no`
- * (the node holds a kubelet.conf: it is in a cluster) and, on the
- * first control-plane node of an existing cluster, `clusterVersion=<kubernetesVersion in kubeadm-config>`
- * (the `preflight` step checks these before anything changes).
+ * The prepare script. Prints `criSocket=<endpoint>`, `kubeadmVersion=<kubeadm version -o short>` and
+ * `kubeletVersion=<the installed kubelet's version>` (empty when no kubelet is installed), then checks
+ * kubeadm's version rules on the node and in the cluster (`pk_version_rules`: the kubelet's skew against
+ * the API server and the target, and on the first control-plane node the cluster's version step). A
+ * failed check fails the step, which is then not recorded: the next `up` reads the node again.
  * Fails naming the node when kubeadm is missing, the declared socket does not exist, detection finds
  * no socket or several (kubeadm's own message, with the sockets found), or (NodeLocalCRISocket in
  * effect) a file outside kubeadm-flags.env sets --container-runtime-endpoint (naming the file).
@@ -65,15 +64,7 @@ export function prepareScripts(input: PrepareInput): StepScripts {
     `kubelet=""`,
     `if command -v kubelet >/dev/null; then kubelet=$(kubelet --version 2>/dev/null | sed -n 's/^Kubernetes //p' || true); fi`,
     `printf 'kubeletVersion=%s\\n' "$kubelet"`,
-    `if [ -e /etc/kubernetes/kubelet.conf ]; then echo "member=yes"; else echo "member=no"; fi`,
-    ...(input.reportClusterVersion
-      ? [
-          `if [ -f /etc/kubernetes/admin.conf ]; then`,
-          `  cluster=$(${KUBECTL} get configmap -n kube-system kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' 2>/dev/null | sed -n 's/^kubernetesVersion: *//p' || true)`,
-          `  printf 'clusterVersion=%s\\n' "$cluster"`,
-          `fi`,
-        ]
-      : []),
+    `pk_version_rules ${shellQuote(input.version)} "$kubelet" ${input.firstControlPlane ? "yes" : "no"}`,
   ];
   return { create: renderScript(input.node, body) };
 }
@@ -99,7 +90,7 @@ export const prepare: StepKind = {
   summary: ({ node }) =>
     `check kubeadm is installed and the CRI socket (${
       node.criSocket !== undefined ? `declared ${node.criSocket}` : "detected on the node as kubeadm does"
-    }); several sockets with none declared fail as kubeadm does; report the installed kubeadm and kubelet versions`,
+    }); several sockets with none declared fail as kubeadm does; check the installed kubelet against kubeadm's skew policy and (first control-plane node) the cluster's version step, before anything changes`,
   scripts: ({ cluster, node }) =>
     prepareScripts({
       node: node.name,
@@ -108,7 +99,7 @@ export const prepare: StepKind = {
       multipleMessage: multipleMessage(),
       nodeLocalCriSocket: cluster.nodeLocalCriSocket,
       version: cluster.version.text,
-      reportClusterVersion: node.name === cluster.controlPlane[0]?.name,
+      firstControlPlane: node.name === cluster.controlPlane[0]?.name,
     }),
   endpointFrom: detectedEndpoint,
 };

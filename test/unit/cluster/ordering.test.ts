@@ -30,7 +30,7 @@ test("one command per node and step, named <cluster>-<node>-<step>, and the comp
   const commands = registrations.filter((r) => r.type === "command:remote:Command").map((r) => r.name).sort();
   const expected = [
     ...["cp1", "cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-prepare`, `c-${n}-upgrade`, `c-${n}-drain`, `c-${n}-kubelet`, `c-${n}-kubelet-files`, `c-${n}-node-metadata`]),
-    "c-cp1-preflight", "c-cp1-init", "c-cp1-kubeconfig", "c-cp1-cluster-config-read", "c-cp1-cluster-config",
+    "c-cp1-init", "c-cp1-kubeconfig", "c-cp1-cluster-config-read", "c-cp1-cluster-config",
     ...["cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-join-token`, `c-${n}-join`]),
     "c-init-node", "c-members",
   ].sort();
@@ -44,9 +44,8 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   await valueOf(c.nodes);
   await settled();
   const init = reg("c-cp1-init");
-  // Nothing changes before the preflight check of what every node reported.
-  for (const n of ["cp1", "cp2", "cp3", "w1", "w2"]) expect(reg("c-cp1-preflight").start).toBeGreaterThan(reg(`c-${n}-prepare`).end);
-  expect(init.start).toBeGreaterThan(reg("c-cp1-preflight").end);
+  // Nothing changes before every node's prepare (which checks kubeadm's version rules there).
+  for (const n of ["cp1", "cp2", "cp3", "w1", "w2"]) expect(init.start).toBeGreaterThan(reg(`c-${n}-prepare`).end);
   expect(reg("c-cp1-cluster-config-read").start).toBeGreaterThan(init.end);
   expect(reg("c-cp1-cluster-config").start).toBeGreaterThan(reg("c-cp1-cluster-config-read").end);
   expect(reg("c-cp1-upgrade").start).toBeGreaterThan(reg("c-cp1-cluster-config").end);
@@ -64,8 +63,9 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   // Workers join side by side.
   const [a, b] = [reg("c-w1-join"), reg("c-w2-join")];
   expect(Math.max(a.start, b.start)).toBeLessThan(Math.min(a.end, b.end));
-  // Prepare steps need nothing: they all start before init resolves.
-  for (const n of ["cp1", "cp2", "cp3", "w1", "w2"]) expect(reg(`c-${n}-prepare`).start).toBeLessThan(init.end);
+  // Prepare steps need nothing: they run side by side.
+  const prepares = ["cp1", "cp2", "cp3", "w1", "w2"].map((n) => reg(`c-${n}-prepare`));
+  expect(Math.max(...prepares.map((r) => r.start))).toBeLessThan(Math.min(...prepares.map((r) => r.end)));
   // kubeadm's order in each unit: kubeadm (upgrade), drain, kubelet, the kubelet files, uncordon.
   for (const n of ["cp2", "w2"]) {
     expect(reg(`c-${n}-drain`).start).toBeGreaterThan(reg(`c-${n}-upgrade`).end);
@@ -128,7 +128,7 @@ test("maxConcurrentJoins bounds the workers joining at once", async () => {
 test("the plan output lists every step in order, known without running anything", async () => {
   const c = new Cluster("c", clusterArgs());
   const plan = await valueOf(c.plan);
-  expect(plan).toHaveLength(5 * 6 + 3 + 4 * 2 + 2);
+  expect(plan).toHaveLength(5 * 6 + 4 + 4 * 2);
   expect(plan[0]).toMatch(/^1\. c-cp1-prepare \(no dependency\): check kubeadm/);
   const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));
@@ -137,6 +137,6 @@ test("the plan output lists every step in order, known without running anything"
   expect(plan[index("w1-join-token")]).toContain("(on cp1, after cp3-node-metadata)");
   expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token, cp3-node-metadata)");
   expect(plan[index("cp1-upgrade")]).toContain("(after cp1-cluster-config): to v1.33.2: if the node is not at v1.33.2: the kubeadm package, kubeadm upgrade apply v1.33.2");
-  expect(plan[index("cp1-init")]).toContain("(after cp1-prepare, cp1-preflight)");
+  expect(plan[index("cp1-init")]).toContain("(after cp1-prepare, cp2-prepare, cp3-prepare, w1-prepare, w2-prepare)");
   expect(plan[index("cp1-init")]).toContain("kubeadm init v1.33.2 (NodeLocalCRISocket not in effect");
 });

@@ -68,7 +68,7 @@ export function isSecretInput(value: unknown): boolean {
 }
 
 function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, endpoints: Map<string, string>): string {
-  const m = /^(.*)-(prepare|preflight|init|kubeconfig|join-token|join|cluster-config-read|cluster-config|drain|upgrade|kubelet|kubelet-files|node-metadata)$/.exec(name.replace(/^c-/, ""));
+  const m = /^(.*)-(prepare|init|kubeconfig|join-token|join|cluster-config-read|cluster-config|drain|upgrade|kubelet|kubelet-files|node-metadata)$/.exec(name.replace(/^c-/, ""));
   if (!m) return "";
   const [, node, action] = m as unknown as [string, string, string];
   const create = scriptOf(String(inputs.create ?? ""));
@@ -93,7 +93,6 @@ function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, 
       const version = action === "upgrade" ? `nodeVersion=${/^target='([^']*)'$/m.exec(create)?.[1] ?? ""}\n` : "";
       return version + snapshotOf(fake.files ? fake.files(node, ep) : kubeadmFiles(fake.nodeLocal, ep));
     }
-    case "preflight":
     case "init":
     case "join":
     case "drain":

@@ -61,7 +61,7 @@ describe.each([
   test("prepare and upgrade fail before anything runs", () => {
     const { box, run, called } = node({ [file]: content });
     writeFileSync(join(box.state, "version"), "v1.33.2\n"); // the node is due for an upgrade
-    const prepare = prepareScripts({ node: "w1", criSocket: undefined, probeOrder: CRI_SOCKET_PROBE_ORDER, multipleMessage: { before: "", after: "" }, nodeLocalCriSocket: true, version: "v1.34.2", reportClusterVersion: false });
+    const prepare = prepareScripts({ node: "w1", criSocket: undefined, probeOrder: CRI_SOCKET_PROBE_ORDER, multipleMessage: { before: "", after: "" }, nodeLocalCriSocket: true, version: "v1.34.2", firstControlPlane: false });
     const p = run(prepare.create);
     expect(p.stderr).toBe(refusal(file));
     expect(p.stdout).toBe("");

@@ -15,7 +15,7 @@ function prepare(sockets: string[], criSocket?: string) {
   const box = sandbox();
   box.stub("kubeadm", `echo v1.34.1`);
   box.stub("kubelet", `[ "$1" = --version ] && echo "Kubernetes v1.33.5"`);
-  const script = prepareScripts({ node: "w2", criSocket, probeOrder: CRI_SOCKET_PROBE_ORDER, multipleMessage: { before, after }, nodeLocalCriSocket: false, version: "v1.34.1", reportClusterVersion: false }).create;
+  const script = prepareScripts({ node: "w2", criSocket, probeOrder: CRI_SOCKET_PROBE_ORDER, multipleMessage: { before, after }, nodeLocalCriSocket: false, version: "v1.34.1", firstControlPlane: false }).create;
   const make = sockets
     .map((s) => `mkdir -p "$(dirname ${s})" && python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' ${s}`)
     .join(" && ");
@@ -29,8 +29,8 @@ const crio = "unix:///var/run/crio/crio.sock";
 test("one socket: detected and reported with kubeadm's version", () => {
   const r = prepare(["/run/crio/crio.sock"]);
   expect(r.stderr).toBe("");
-  // With the installed versions, and whether the node is in a cluster (no kubelet.conf here).
-  expect(r.stdout).toBe(`criSocket=${crio}\nkubeadmVersion=v1.34.1\nkubeletVersion=v1.33.5\nmember=no\n`);
+  // With the installed versions.
+  expect(r.stdout).toBe(`criSocket=${crio}\nkubeadmVersion=v1.34.1\nkubeletVersion=v1.33.5\n`);
 });
 
 test("several sockets and none declared: kubeadm's error, naming the node and both sockets", () => {
@@ -42,8 +42,8 @@ test("several sockets and none declared: kubeadm's error, naming the node and bo
 
 test("several sockets and one declared: the declared one, no error", () => {
   const r = prepare(["/run/containerd/containerd.sock", "/run/crio/crio.sock"], crio);
-  // With the installed versions, and whether the node is in a cluster (no kubelet.conf here).
-  expect(r.stdout).toBe(`criSocket=${crio}\nkubeadmVersion=v1.34.1\nkubeletVersion=v1.33.5\nmember=no\n`);
+  // With the installed versions.
+  expect(r.stdout).toBe(`criSocket=${crio}\nkubeadmVersion=v1.34.1\nkubeletVersion=v1.33.5\n`);
 });
 
 test("a declared socket that does not exist fails naming the node and the path", () => {
@@ -60,7 +60,7 @@ test("no socket at all fails naming the node and kubeadm's probe list", () => {
 
 test("kubeadm missing fails naming the node", () => {
   const box = sandbox();
-  const script = prepareScripts({ node: "w2", probeOrder: CRI_SOCKET_PROBE_ORDER, multipleMessage: { before, after }, nodeLocalCriSocket: false, version: "v1.34.1", reportClusterVersion: false }).create;
+  const script = prepareScripts({ node: "w2", probeOrder: CRI_SOCKET_PROBE_ORDER, multipleMessage: { before, after }, nodeLocalCriSocket: false, version: "v1.34.1", firstControlPlane: false }).create;
   const r = runBash(script.replace("command -v kubeadm", "command -v kubeadm-not-installed-here"), { bin: box.bin, state: box.state });
   expect(r.status).toBe(1);
   expect(r.stderr).toMatch(/^pulumi-kubeadm: node w2: kubeadm is not installed/);

@@ -1,7 +1,8 @@
 /**
  * A node's rollout unit in kubeadm's order, decided on the node: the drain decision from what the node
  * reported (a new kubelet version, a runtime switch), the cordon this component makes and undoes (never
- * an operator's), the kubelet installed after kubeadm, and the preflight version rules.
+ * an operator's), the kubelet installed after kubeadm and restarted with its files, and kubeadm's version
+ * rules checked on each node before anything changes.
  */
 import { existsSync, readFileSync } from "fs";
 import { join } from "path";
@@ -9,8 +10,8 @@ import { drainScripts, drainVerdict } from "../../../components/steps/drain";
 import { nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
 import { kubeletScripts } from "../../../components/steps/kubelet";
 import { upgradeScripts } from "../../../components/steps/upgrade";
-import { versionProblems } from "../../../components/steps/preflight";
-import { validateCluster } from "../../../components/kubeadm/validate";
+import { kubeletFilesScripts } from "../../../components/steps/kubeletFiles";
+import { renderScript } from "../../../components/scripts/script";
 import { kubeadmFiles, snapshotOf } from "../helpers/kubeadmFiles";
 import { runBash, sandbox } from "./bash";
 
@@ -65,7 +66,7 @@ test("node-metadata uncordons only a node this component cordoned, and removes i
   expect(operators.writes()).toEqual([]);
 });
 
-test("kubeadm first, the kubelet after: a failed kubeadm upgrade leaves the kubelet package alone", () => {
+test("kubeadm first, the kubelet after: a failed kubeadm upgrade leaves the kubelet package alone; the kubelet restarts once its files are right", () => {
   const box = sandbox();
   const log = join(box.dir, "log");
   box.stub("kubeadm", `echo "kubeadm $*" >>${log}; exit 1`);
@@ -77,13 +78,17 @@ test("kubeadm first, the kubelet after: a failed kubeadm upgrade leaves the kube
   expect(failed.status).toBe(1);
   expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual(["install kubeadm", "kubeadm upgrade node"]);
   expect(failed.stdout).toMatch(/^nodeVersion=v1\.33\.2\npk-file /);
-  // Once kubeadm succeeded: the kubelet step installs, restarts, checks, records.
+  // Once kubeadm succeeded: the kubelet step installs; kubelet-files restarts, checks, records.
   box.stub("kubeadm", `echo "kubeadm $*" >>${log}`);
   expect(runBash(up, { bin: box.bin, state: box.state }).status).toBe(0);
-  box.stub("systemctl", `echo "systemctl $*" >>${log}; exit 0`);
-  const kl = kubeletScripts({ node: "w1", version: "v1.34.2", install: `echo "install kubelet kubectl" >>${log}`, settleSeconds: 0, wanted: "x" }).create;
+  const kl = kubeletScripts({ node: "w1", version: "v1.34.2", install: `echo "install kubelet kubectl" >>${log}`, wanted: "x" }).create;
   const r = runBash(kl, { bin: box.bin, state: box.state });
   expect(r.status).toBe(0);
+  expect(r.stdout).toMatch(/^pk-file \/var\/lib\/kubelet\/instance-config.yaml /);
+  expect(readFileSync(join(box.state, "version"), "utf8")).toBe("v1.33.2\n");
+  const files = runBash(kubeletFilesScripts("w1", 0, false).create, { stdin: "", bin: box.bin, state: box.state });
+  expect(files.status).toBe(0);
+  expect(files.stderr).toContain("pulumi-kubeadm: node w1: kubelet upgraded to v1.34.2, restarted and healthy");
   expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual([
     "install kubeadm",
     "kubeadm upgrade node",
@@ -95,33 +100,38 @@ test("kubeadm first, the kubelet after: a failed kubeadm upgrade leaves the kube
     "systemctl is-active --quiet kubelet",
   ]);
   expect(readFileSync(join(box.state, "version"), "utf8")).toBe("v1.34.2\n");
-  expect(r.stdout).toMatch(/^pk-file \/var\/lib\/kubelet\/instance-config.yaml /);
+  // Nothing more to do: a re-run restarts nothing.
+  expect(runBash(kubeletFilesScripts("w1", 0, false).create, { stdin: "", bin: box.bin, state: box.state }).stdout).toBe("changed=0\n");
 });
 
-test("preflight: the cluster's version step and every kubelet's skew, naming the node", () => {
-  const cluster = (version: string) =>
-    validateCluster({
-      kubernetesVersion: version,
-      controlPlaneEndpoint: "k8s:6443",
-      nodes: [
-        { name: "cp-1", role: "control-plane", host: "10.0.0.1" },
-        { name: "w-1", role: "worker", host: "10.0.0.2" },
-        { name: "w-new", role: "worker", host: "10.0.0.3" },
-      ],
-    });
-  const report = (kubelet: string, member: boolean, clusterVersion?: string) =>
-    `criSocket=${CONTAINERD}\nkubeadmVersion=v1.35.0\nkubeletVersion=${kubelet}\nmember=${member ? "yes" : "no"}\n${clusterVersion ? `clusterVersion=${clusterVersion}\n` : ""}`;
-  const ok = { "cp-1": report("v1.34.2", true, "v1.34.2"), "w-1": report("v1.34.2", true), "w-new": report("v1.35.0", false) };
-  expect(versionProblems(cluster("v1.35.0"), ok)).toEqual([]);
-  expect(versionProblems(cluster("v1.36.0"), ok)).toEqual(["the cluster runs v1.34.2: kubeadm upgrades one minor version at a time (next: v1.35.x), not to v1.36.0"]);
-  expect(versionProblems(cluster("v1.34.1"), ok)[0]).toBe("the cluster runs v1.34.2: kubeadm cannot downgrade it to v1.34.1");
-  expect(versionProblems(cluster("v1.35.0"), { ...ok, "w-1": report("v1.35.0", true) })).toEqual([
-    'node "w-1": its kubelet v1.35.0 is newer than the API server (v1.34.2); the kubelet may never be newer than kube-apiserver',
-  ]);
-  expect(versionProblems(cluster("v1.35.0"), { ...ok, "w-new": report("v1.36.0", false) })).toEqual([
-    'node "w-new": its kubelet v1.36.0 is newer than the API server will be (v1.35.0); the kubelet may never be newer than kube-apiserver',
-  ]);
-  expect(versionProblems(cluster("v1.35.0"), { ...ok, "w-new": report("v1.31.4", false) })).toEqual([
-    'node "w-new": its kubelet v1.31.4 is more than three minor versions older than v1.35.0; upgrade it first',
-  ]);
+/** Runs pk_version_rules on a node: kubectl answers kubeadm-config at `cluster` ("" = no cluster there). */
+function rules(target: string, kubelet: string, first: boolean, cluster: string, member: boolean) {
+  const box = sandbox();
+  box.stub("kubectl", cluster === "" ? "exit 1" : `printf 'kind: ClusterConfiguration\\nkubernetesVersion: ${cluster}\\n'`);
+  const k8s = join(box.dir, "k8s");
+  runBash(`mkdir -p ${k8s} && ${member ? `touch ${k8s}/kubelet.conf` : "true"} && ${cluster !== "" && first ? `touch ${k8s}/admin.conf` : "true"}`);
+  const script = renderScript("w-1", [`pk_version_rules ${target} '${kubelet}' ${first ? "yes" : "no"}`]).split("/etc/kubernetes").join(k8s);
+  return runBash(script, { bin: box.bin, state: box.state });
+}
+
+test("version rules on each node before anything changes: the cluster's step (first control-plane node), every kubelet's skew", () => {
+  const fails = (r: { status: number | null; stderr: string }) => (r.status === 0 ? "" : r.stderr.trim());
+  expect(fails(rules("v1.35.0", "v1.34.2", true, "v1.34.2", true))).toBe("");
+  expect(fails(rules("v1.36.0", "v1.34.2", true, "v1.34.2", true))).toBe(
+    "pulumi-kubeadm: node w-1: the cluster runs v1.34.2: kubeadm upgrades one minor version at a time (next: v1.35.x), not to v1.36.0; nothing was changed",
+  );
+  expect(fails(rules("v1.34.1", "v1.34.1", true, "v1.34.2", true))).toBe("pulumi-kubeadm: node w-1: the cluster runs v1.34.2: kubeadm cannot downgrade it to v1.34.1; nothing was changed");
+  // A member's kubelet against the API server now; a joining node's against the target.
+  expect(fails(rules("v1.35.0", "v1.35.0", false, "v1.34.2", true))).toBe(
+    "pulumi-kubeadm: node w-1: its kubelet v1.35.0 is newer than the API server (v1.34.2); the kubelet may never be newer than kube-apiserver; nothing was changed",
+  );
+  expect(fails(rules("v1.35.0", "v1.35.0", false, "", false))).toBe("");
+  expect(fails(rules("v1.35.0", "v1.36.0", false, "", false))).toBe(
+    "pulumi-kubeadm: node w-1: its kubelet v1.36.0 is newer than the API server will be (v1.35.0); the kubelet may never be newer than kube-apiserver; nothing was changed",
+  );
+  expect(fails(rules("v1.35.0", "v1.31.4", false, "", false))).toBe(
+    "pulumi-kubeadm: node w-1: its kubelet v1.31.4 is more than three minor versions older than v1.35.0; upgrade it first; nothing was changed",
+  );
+  // No kubelet installed yet: nothing to check.
+  expect(fails(rules("v1.35.0", "", false, "", false))).toBe("");
 });

@@ -1,0 +1,152 @@
+/**
+ * kubeadm's procedures on the real engine (issue 11, items 4-10, 12, 14): a failed join is retried from a
+ * clean node; an upgrade runs kubeadm before the kubelet and leaves the kubelet alone when `upgrade
+ * apply` fails; a node added in the same up as a version change joins a control plane already at the
+ * target; a kubelet outside the skew policy is refused before anything changes; an operator's cordon
+ * stays; the ConfigMap keeps its metadata; the admin kubeconfig follows the certificate upgrade apply
+ * renews; a criSocket change after a gate toggle switches the node's runtime in place (drained,
+ * rewritten, restarted, uncordoned).
+ */
+import { writeFileSync } from "fs";
+import { hostPathOf } from "../nodes";
+import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, criStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack, type E2eRun, type TestNode } from "./helpers";
+
+jest.setTimeout(300_000);
+afterAll(labDown);
+
+const BASE: TestNode[] = [
+  { name: "cp-1", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
+  { name: "cp-2", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
+  { name: "worker-1", role: "worker", criSocket: CONTAINERD, runtimes: ["containerd", "crio"] },
+  { name: "worker-2", role: "worker", criSocket: CONTAINERD, runtimes: ["containerd"] },
+];
+/** In the lab from the start (a machine ready), in the stack only from the third test. */
+const WORKER_3: TestNode = { name: "worker-3", role: "worker", criSocket: CONTAINERD, runtimes: ["containerd"] };
+
+const stack = (version: string, nodes: TestNode[] = BASE, extra: Record<string, unknown> = {}) =>
+  writeStack("rollout", version, nodes, { ...LAB_INSTALLS, ...extra });
+
+function ok(result: E2eRun): void {
+  expect({ ok: result.ok, errors: result.errors, failed: result.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ ok: true, errors: [], failed: [] });
+}
+
+const armFault = (node: string, point: string) => writeFileSync(hostPathOf(LAB_DIR, node, "/etc/lab-node/fail-once"), `${point}\n`);
+const installed = (node: string) => ({
+  kubeadm: nodeFile(node, "/etc/lab-node/kubeadm-version")?.trim(),
+  kubelet: (nodeFile(node, "/etc/lab-node/kubelet-version") ?? nodeFile(node, "/etc/lab-node/kubeadm-version"))?.trim(),
+});
+const since = (n: number) => kubeadmEvents().slice(n);
+/** What the run's commands logged and the CLI printed. */
+const said = (r: E2eRun) => [...r.log, ...r.engine.diagnostics].join("\n");
+const kubeletVersion = (node: string) => (storeNodes()[node] as unknown as { status: { nodeInfo: { kubeletVersion: string } } }).status.nodeInfo.kubeletVersion;
+
+test("a join that fails after its kubelet-start phase is retried from a clean node: kubeadm reset --cri-socket, then the join", async () => {
+  await labUp(stack("v1.33.2", [...BASE, WORKER_3]));
+  armFault("worker-1", "join-after-kubelet-start");
+  const first = await run(stack("v1.33.2"));
+  expect(first.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-1-join"]);
+  expect(first.resources.find((r) => r.name === "e2e-worker-1-join")?.error).toContain("error execution phase kubelet-start");
+  // The half-made node (kubelet.conf written) would fail kubeadm's preflight on a plain retry.
+  expect(nodeFile("worker-1", "/etc/kubernetes/kubelet.conf")).toBeDefined();
+  ok(await run(stack("v1.33.2")));
+  expect(kubeadmEvents().filter((e) => e.startsWith("worker-1 "))).toEqual(["worker-1 kubeadm reset", "worker-1 kubeadm join"]);
+  expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "cp-2", "worker-1", "worker-2"]);
+});
+
+test("upgrade: kubeadm first; a failed upgrade apply leaves every kubelet as it was; the re-run upgrades in kubeadm's order and keeps an operator's cordon", async () => {
+  process.env.LAB_DIR = LAB_DIR;
+  const { updateStore, readStore } = await import("../standin/store");
+  // An operator cordoned worker-2 for reasons of their own; kubeadm-config carries a label, an annotation
+  // and a data key someone else put there.
+  await updateStore((s) => {
+    s.nodes["worker-2"]!.spec.unschedulable = true;
+    const cm = s.configMaps["kube-system/kubeadm-config"]!;
+    cm.metadata.labels = { "example.com/owner": "platform" };
+    cm.metadata.annotations = { "example.com/note": "keep me" };
+    cm.data["Extra"] = "kept\n";
+  });
+  const kubeconfigBefore = nodeFile("cp-1", "/etc/kubernetes/admin.conf");
+  armFault("cp-1", "upgrade-apply");
+  const before = kubeadmEvents().length;
+  const failed = await run(stack("v1.34.2"));
+  expect(failed.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-cp-1-upgrade"]);
+  // kubeadm was installed for the upgrade, the kubelet was not: never newer than the API server.
+  expect(installed("cp-1")).toEqual({ kubeadm: "v1.34.2", kubelet: "v1.33.2" });
+  expect(kubeletVersion("cp-1")).toBe("v1.33.2");
+  for (const n of ["cp-2", "worker-1", "worker-2"]) expect({ n, v: installed(n) }).toEqual({ n, v: { kubeadm: "v1.33.2", kubelet: "v1.33.2" } });
+  expect(since(before)).toEqual([]);
+
+  const done = await run(stack("v1.34.2"));
+  ok(done);
+  // upgrade apply on the first control-plane node before anything else, then the others one at a time.
+  expect(since(before)).toEqual(["cp-1 kubeadm upgrade apply", "cp-2 kubeadm upgrade node", "worker-1 kubeadm upgrade node", "worker-2 kubeadm upgrade node"]);
+  for (const n of ["cp-1", "cp-2", "worker-1", "worker-2"]) {
+    expect({ n, v: installed(n), kubelet: kubeletVersion(n) }).toEqual({ n, v: { kubeadm: "v1.34.2", kubelet: "v1.34.2" }, kubelet: "v1.34.2" });
+  }
+  // worker-1 was drained and uncordoned; worker-2, cordoned by its operator, was drained and stays cordoned.
+  const nodes = storeNodes();
+  expect([nodes["worker-1"]?.spec.unschedulable ?? false, nodes["worker-2"]?.spec.unschedulable ?? false]).toEqual([false, true]);
+  for (const n of ["worker-1", "worker-2"]) expect(nodes[n]?.metadata.annotations["kubeadm.pulumi.com/cordoned"]).toBeUndefined();
+  expect(said(done)).toContain("drained: kubelet v1.33.2 -> v1.34.2");
+  // The admin kubeconfig output follows the certificate upgrade apply renewed.
+  const kubeconfigAfter = nodeFile("cp-1", "/etc/kubernetes/admin.conf");
+  expect(kubeconfigAfter).not.toBe(kubeconfigBefore);
+  expect(done.resources.filter((r) => r.name === "e2e-cp-1-kubeconfig").map((r) => r.ran)).toEqual([["update"]]);
+  const cm = (await readStore()).configMaps["kube-system/kubeadm-config"]!;
+  expect({ labels: cm.metadata.labels, annotations: cm.metadata.annotations, extra: cm.data["Extra"] }).toEqual({
+    labels: { "example.com/owner": "platform" },
+    annotations: { "example.com/note": "keep me" },
+    extra: "kept\n",
+  });
+  const again = await run(stack("v1.34.2"));
+  expect(again.resources.filter((r) => r.ran.length > 0).map((r) => r.name)).toEqual([]);
+});
+
+test("a kubelet outside the skew policy is refused before anything changes, naming the node; a node added with a version change joins a control plane already at the target", async () => {
+  for (const f of ["kubeadm-version", "kubelet-version"]) writeFileSync(hostPathOf(LAB_DIR, "worker-3", `/etc/lab-node/${f}`), "v1.36.0\n");
+  const nodes = [...BASE, WORKER_3];
+  const before = kubeadmEvents().length;
+  const refused = await run(stack("v1.35.0", nodes));
+  expect(refused.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-3-prepare"]);
+  expect(refused.resources.find((r) => r.name === "e2e-worker-3-prepare")?.error).toContain(
+    "pulumi-kubeadm: node worker-3: its kubelet v1.36.0 is newer than the API server will be (v1.35.0); the kubelet may never be newer than kube-apiserver; nothing was changed",
+  );
+  expect(since(before)).toEqual([]);
+  expect(installed("cp-1")).toEqual({ kubeadm: "v1.34.2", kubelet: "v1.34.2" });
+
+  for (const f of ["kubeadm-version", "kubelet-version"]) writeFileSync(hostPathOf(LAB_DIR, "worker-3", `/etc/lab-node/${f}`), "v1.35.0\n");
+  const grown = await run(stack("v1.35.0", nodes));
+  ok(grown);
+  const events = since(before);
+  expect(events.slice(0, 2)).toEqual(["cp-1 kubeadm upgrade apply", "cp-2 kubeadm upgrade node"]);
+  expect(events.slice(2).sort()).toEqual(["worker-1 kubeadm upgrade node", "worker-2 kubeadm upgrade node", "worker-3 kubeadm join"]);
+  expect(events.filter((e) => e.startsWith("worker-3 "))).toEqual(["worker-3 kubeadm join"]);
+  expect(kubeletVersion("worker-3")).toBe("v1.35.0");
+});
+
+test("a criSocket change after a gate toggle switches the node's runtime in place: drained, files rewritten, kubelet restarted, uncordoned; the preview names it", async () => {
+  const nodes = [...BASE, WORKER_3];
+  const off = { "kubeadm:featureGates": { NodeLocalCRISocket: false } };
+  ok(await run(stack("v1.35.0", nodes, off)));
+  expect(criStates(["worker-1"])["worker-1"]).toEqual({ instanceConfig: undefined, flag: CONTAINERD, annotation: CONTAINERD });
+  const switched = nodes.map((n) => (n.name === "worker-1" ? { ...n, criSocket: CRIO } : n));
+  const preview = await run(stack("v1.35.0", switched, off), "preview");
+  expect(preview.ok).toBe(true);
+  const says = `node "worker-1": criSocket ${CONTAINERD} -> ${CRIO}: this up will switch its container runtime in place`;
+  expect(preview.engine.diagnostics.join("\n")).toContain(says);
+  expect((preview.outputs["plan"] as string[]).join("\n")).toContain(says);
+
+  const before = kubeadmEvents().length;
+  const result = await run(stack("v1.35.0", switched, off));
+  ok(result);
+  expect(said(result)).toContain(`drained: container runtime ${CONTAINERD} -> ${CRIO}`);
+  // Only that node's drain step ran; it was cordoned, drained, then uncordoned by node-metadata.
+  expect(result.resources.filter((r) => r.name.endsWith("-drain") && r.ran.length > 0).map((r) => r.name)).toEqual(["e2e-worker-1-drain"]);
+  expect(criStates(["worker-1"])["worker-1"]).toEqual({ instanceConfig: undefined, flag: CRIO, annotation: CRIO });
+  expect(storeNodes()["worker-1"]?.spec.unschedulable ?? false).toBe(false);
+  expect(since(before)).toEqual([]);
+  const health = await (await import("../nodes")).runOnNode("worker-1", "systemctl is-active kubelet", undefined, { labDir: LAB_DIR });
+  expect(health.stdout.trim()).toBe("active");
+  const again = await run(stack("v1.35.0", switched, off));
+  expect(again.resources.filter((r) => r.ran.length > 0).map((r) => r.name)).toEqual([]);
+});
