@@ -34,7 +34,8 @@ export async function clusterProgram(): Promise<Record<string, unknown>> {
     joinTokenTtl: config.get("joinTokenTtl"),
     drainTimeoutSeconds: config.getNumber("drainTimeoutSeconds"),
     drainGracePeriodSeconds: config.getNumber("drainGracePeriodSeconds"),
-    kubeadmInstallCommand: config.get("kubeadmInstallCommand") ?? config.get("installCommand"),
+    kubeadmInstallCommand: config.get("kubeadmInstallCommand"),
+    installCommand: config.get("installCommand"),
     kubeletInstallCommand: config.get("kubeletInstallCommand"),
     kubernetesProvider: config.getBoolean("kubernetesProvider"),
   });

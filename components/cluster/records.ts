@@ -2,9 +2,10 @@
  * The component's own memory of the last `pulumi up`, kept in the stack's state by the engine and read
  * back at preview, so that the component needs nothing from the caller (no stack outputs, no
  * StackReference): two `command.remote.Command` resources that run no command at all (no create,
- * update or delete), whose only use is the value they record in `triggers`.
+ * update or delete), whose only use is the value they record in `stdin` (JSON; an input, so a new value
+ * is an update, never a replacement).
  *
- * - `<cluster>-init-node`: the node that ran `kubeadm init`. Its inputs are never updated
+ * - `<cluster>-init-node`: the node that ran `kubeadm init`. Its value is never updated
  *   (`ignoreChanges`), so it always reads back the first value: the preview refuses a plan whose first
  *   control-plane node is another one.
  * - `<cluster>-members`: the version, and each node's name, role and declared CRI socket, as the last
@@ -52,11 +53,18 @@ export interface Recorded {
 }
 
 function record(name: string, value: unknown, connection: pulumi.Input<inputs.remote.ConnectionArgs>, keep: boolean, parent: pulumi.Resource) {
-  return new command.remote.Command(
+  const made = new command.remote.Command(
     name,
-    { connection, triggers: [value], logging: "none", addPreviousOutputInEnv: false },
-    { parent, ignoreChanges: keep ? ["connection", "triggers"] : ["connection"] },
+    { connection, stdin: JSON.stringify(value), logging: "none", addPreviousOutputInEnv: false },
+    { parent, ignoreChanges: keep ? ["connection", "stdin"] : ["connection"] },
   );
+  return made.stdin.apply((text): unknown => {
+    try {
+      return text ? JSON.parse(text) : undefined;
+    } catch {
+      return undefined;
+    }
+  });
 }
 
 /**
@@ -73,10 +81,10 @@ export function records(
   const init = record(`${clusterName}-init-node`, first, connection, true, parent);
   const members = record(`${clusterName}-members`, membersOf(cluster), connection, pulumi.runtime.isDryRun(), parent);
   return {
-    initNode: init.triggers.apply((t) => (Array.isArray(t) && typeof t[0] === "string" ? t[0] : undefined)),
-    lastMembers: members.triggers.apply((t) => {
-      const v = Array.isArray(t) ? (t[0] as MembersRecord | undefined) : undefined;
-      return v !== undefined && v !== null && typeof v === "object" && Array.isArray(v.nodes) ? v : undefined;
+    initNode: init.apply((v) => (typeof v === "string" ? v : undefined)),
+    lastMembers: members.apply((v) => {
+      const m = v as MembersRecord | undefined;
+      return m !== undefined && m !== null && typeof m === "object" && Array.isArray(m.nodes) && typeof m.version === "string" ? m : undefined;
     }),
   };
 }

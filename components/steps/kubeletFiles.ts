@@ -18,18 +18,22 @@ import { gateWords } from "./words";
 
 /**
  * @param settleSeconds how long the kubelet must stay active after a restart to count as healthy.
+ * @param version the target version, `v1.34.2` (part of the text, so the step runs in every rollout).
  * @param nodeLocalCriSocket NodeLocalCRISocket in effect: first fail, changing nothing, when a
  *   --container-runtime-endpoint is set outside kubeadm-flags.env (a kubelet systemd drop-in,
  *   /etc/default/kubelet, /etc/sysconfig/kubelet), naming the file: the kubelet would ignore the
  *   node-local socket this step reports.
  * @throws Error when settleSeconds is not a whole number >= 0.
  */
-export function kubeletFilesScripts(node: string, settleSeconds: number, nodeLocalCriSocket: boolean): StepScripts {
+export function kubeletFilesScripts(node: string, settleSeconds: number, nodeLocalCriSocket: boolean, version?: string): StepScripts {
   if (!Number.isInteger(settleSeconds) || settleSeconds < 0) {
     throw new Error(`kubeletSettleSeconds: must be a whole number >= 0, got ${settleSeconds}`);
   }
   const ready = `kubectl --kubeconfig /etc/kubernetes/kubelet.conf get node ${shellQuote(node)} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'`;
   const create = renderScript(node, [
+    // The version is part of the text: the step runs after every `kubelet` step of a rollout, which may
+    // have installed a kubelet to restart even when no file changes.
+    ...(version !== undefined ? [`: rollout ${shellQuote(version)}`] : []),
     ...(nodeLocalCriSocket ? ["pk_no_endpoint_flag_elsewhere"] : []),
     `pk_apply_files`,
     // The kubelet step installed a new kubelet package (recorded there, not restarted): restart it here,
@@ -74,7 +78,7 @@ export const kubeletFiles: StepKind = {
     cluster.nodeLocalCriSocket
       ? `${gateWords(cluster)}: instance-config.yaml with the node's endpoint, config.yaml containerRuntimeEndpoint, no --container-runtime-endpoint in kubeadm-flags.env (backup, atomic replace; kubelet restarted and checked only on a change or a new kubelet, backups restored if it fails; the version recorded)`
       : `${gateWords(cluster)}: --container-runtime-endpoint in kubeadm-flags.env, no instance-config.yaml (backup, atomic replace; kubelet restarted and checked only on a change or a new kubelet, backups restored if it fails; the version recorded)`,
-  scripts: ({ cluster, node, settings }) => kubeletFilesScripts(node.name, settings.kubeletSettleSeconds, cluster.nodeLocalCriSocket),
+  scripts: ({ cluster, node, settings }) => kubeletFilesScripts(node.name, settings.kubeletSettleSeconds, cluster.nodeLocalCriSocket, cluster.version.text),
   stdin: {
     reads: ({ node }) => [stepId(node.name, "kubelet")],
     render: ({ cluster, node }, v) =>

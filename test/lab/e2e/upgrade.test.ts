@@ -4,7 +4,7 @@
  * config, flag) match kubeadm-facts.md; the kubeadm-config ConfigMap holds the gate as asked; no node
  * is upgraded twice.
  */
-import { CONTAINERD, LAB_DIR, LAB_INSTALL, MIXED, MIXED_ENDPOINTS, clusterConfiguration, criStates, expectedCriStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack } from "./helpers";
+import { CONTAINERD, LAB_DIR, LAB_INSTALLS, MIXED, MIXED_ENDPOINTS, clusterConfiguration, criStates, expectedCriStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack } from "./helpers";
 import type { E2eRun } from "./helpers";
 
 jest.setTimeout(300_000);
@@ -18,7 +18,7 @@ function ok(result: E2eRun): void {
 
 function stack(version: string, gates?: Record<string, boolean>): string {
   return writeStack("upgrade", version, MIXED, {
-    "kubeadm:installCommand": LAB_INSTALL,
+    ...LAB_INSTALLS,
     ...(gates ? { "kubeadm:featureGates": gates } : {}),
   });
 }
@@ -75,7 +75,7 @@ test("1.34 toggled off and back on", async () => {
 
 test("a drain that fails on the second worker stops the rollout there; a re-run finishes; no node upgraded twice", async () => {
   const nodes = [...MIXED, { name: "worker-3", role: "worker" as const, criSocket: CONTAINERD, runtimes: ["containerd"] }];
-  const at = (version: string) => writeStack("drain", version, nodes, { "kubeadm:installCommand": LAB_INSTALL });
+  const at = (version: string) => writeStack("drain", version, nodes, LAB_INSTALLS);
   await labUp(at("v1.33.2"));
   ok(await run(at("v1.33.2")));
   process.env.LAB_DIR = LAB_DIR;
@@ -90,14 +90,18 @@ test("a drain that fails on the second worker stops the rollout there; a re-run 
   expect(failed[0]?.error).toContain("disruption budget");
   const store = storeNodes();
   expect(store["worker-2"]?.spec.unschedulable).toBe(true);
+  // kubeadm's order: worker-2's `kubeadm upgrade node` ran before its drain; its kubelet did not change.
   // Nodes after it untouched: worker-3 neither drained nor upgraded.
   expect(store["worker-3"]?.spec.unschedulable).toBeFalsy();
-  expect(upgrades().map((e) => e.split(" ")[0])).toEqual(["cp-1", "cp-2", "cp-3", "worker-1"]);
+  expect(upgrades().map((e) => e.split(" ")[0])).toEqual(["cp-1", "cp-2", "cp-3", "worker-1", "worker-2"]);
+  expect(nodeFile("worker-2", "/etc/lab-node/kubelet-version")).toBe("v1.33.2\n");
+  expect(nodeFile("worker-3", "/etc/lab-node/kubeadm-version")).toBe("v1.33.2\n");
 
   await setDrainBlock("worker-2", undefined);
   const second = await run(at("v1.34.2"));
   ok(second);
   expect(upgrades().map((e) => e.split(" ")[0])).toEqual(["cp-1", "cp-2", "cp-3", "worker-1", "worker-2", "worker-3"]);
+  expect(nodeFile("worker-2", "/etc/lab-node/kubelet-version")).toBe("v1.34.2\n");
   expect(Object.values(storeNodes()).map((n) => n.spec.unschedulable ?? false)).toEqual([false, false, false, false, false, false]);
   expect(criStates(["worker-2"])).toEqual({ "worker-2": expectedCriStates({ "worker-2": MIXED_ENDPOINTS["worker-2"] as string }, true)["worker-2"] });
 });

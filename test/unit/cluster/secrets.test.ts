@@ -73,9 +73,9 @@ test("steps whose output carries a secret are secret outputs and not logged; sna
   for (const m of made) {
     const record = /^c-(init-node|members)$/.test(m.name);
     if (record) {
-      // The component's records run nothing and log nothing; only they carry triggers (their value).
-      expect({ name: m.name, commands: ["create", "update", "delete"].filter((k) => m.args[k] !== undefined), logging: m.args.logging }).toEqual({ name: m.name, commands: [], logging: "none" });
-      expect(m.args.triggers).toBeDefined();
+      // The component's records run nothing and log nothing; their value is their stdin, and no triggers.
+      expect({ name: m.name, commands: ["create", "update", "delete"].filter((k) => m.args[k] !== undefined), logging: m.args.logging, triggers: m.args.triggers }).toEqual({ name: m.name, commands: [], logging: "none", triggers: undefined });
+      expect(typeof m.args.stdin).toBe("string");
       continue;
     }
     const secretStep = /-(join-token|kubeconfig)$/.test(m.name);
