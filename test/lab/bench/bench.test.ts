@@ -3,7 +3,7 @@ import { execFileSync } from "child_process";
 import { median, pairedRatios, summarize } from "./stats";
 import { parseOptions, SCENARIOS } from "./options";
 import { batches, parseInitOutput, sideBySide, upgradeNodeCommand } from "./floor";
-import { kindOf, startAndTail, stepKinds } from "./steps";
+import { kindOf, startAndTail, stepKinds, timeline } from "./steps";
 import { countKubeadmRuns } from "./cluster";
 import { sessionFigures } from "./result";
 import { addressOf, assertLabInstalls, nodeNames } from "./lab";
@@ -74,6 +74,7 @@ test("step kinds, engine start and tail, kubeadm runs, sessions per node, names 
   const run = { steps: [step("b-cp-1-init", 102, 106), step("b-worker-1-join", 106, 108), step("b-worker-2-join", 106, 109)], started_epoch_s: 100.5, wall_s: 10 };
   expect(stepKinds([run])).toEqual({ init: { count: 1, mean_s: 4, max_s: 4 }, join: { count: 2, mean_s: 2.5, max_s: 3 } });
   expect(startAndTail(run)).toEqual({ before_first_command_s: 1.5, after_last_command_s: 1.5 });
+  expect(timeline(run)).toEqual(["2s +4s b-cp-1-init", "6s +2s b-worker-1-join", "6s +3s b-worker-2-join"]);
   expect(countKubeadmRuns(["2026-01-01T00:00:00Z cp-1 kubeadm upgrade apply", "t cp-2 kubeadm upgrade node", "t w kubeadm upgrade node"])).toEqual({
     "upgrade apply": 1,
     "upgrade node": 2,

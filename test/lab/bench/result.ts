@@ -8,7 +8,7 @@ import type { KubeadmRuns, Repetition, SideRun } from "./cluster";
 import type { EvalFigures } from "./eval";
 import type { BenchRun } from "./lab";
 import type { Machine } from "./machine";
-import { KindFigures, TimedSteps, startAndTail, stepKinds } from "./steps";
+import { KindFigures, TimedSteps, startAndTail, stepKinds, timeline } from "./steps";
 import { Summary, pairedRatios, round, summarize } from "./stats";
 
 /** SSH sessions per node in one scenario. */
@@ -37,6 +37,8 @@ export interface Compared {
   before_first_command_s?: number;
   after_last_command_s?: number;
   sessions: { component: SessionFigures; floor: SessionFigures };
+  /** The component's first run, command by command (see steps.ts `timeline`). */
+  timeline_first_run: string[];
 }
 
 /** Everything one bench run measured. */
@@ -96,6 +98,7 @@ function compare(component: Array<SideRun & { run: BenchRun }>, floor: SideRun[]
         }
       : {}),
     sessions: { component: sessionFigures(component.map((c) => c.sessions)), floor: sessionFigures(floor.map((f) => f.sessions)) },
+    timeline_first_run: timed[0] ? timeline(timed[0]) : [],
   };
 }
 

@@ -47,6 +47,17 @@ export function stepKinds(runs: TimedSteps[]): Record<string, KindFigures> {
   );
 }
 
+/**
+ * The run's commands in the order they started: `<start>s +<took>s <name>`, seconds from the `pulumi up`
+ * call (engine timestamps, +-1 s): enough to read the critical path by eye.
+ */
+export function timeline(r: TimedSteps): string[] {
+  return r.steps
+    .filter((s) => s.type === COMMAND && s.endedAt !== undefined)
+    .sort((a, b) => a.startedAt - b.startedAt)
+    .map((s) => `${round(s.startedAt - r.started_epoch_s, 0)}s +${(s.endedAt as number) - s.startedAt}s ${s.name}`);
+}
+
 /** Seconds from the `pulumi up` call to its first command, and from its last command to its end (+-1 s). */
 export function startAndTail(r: TimedSteps): { before_first_command_s: number; after_last_command_s: number } | undefined {
   const cmds = r.steps.filter((s) => s.type === COMMAND && s.endedAt !== undefined);
