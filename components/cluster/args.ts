@@ -49,6 +49,14 @@ export interface NodeArgs {
   labels?: Record<string, string>;
   /** Node taints (kubeadm `nodeRegistration.taints`). Unset on a control-plane node: kubeadm's default taint. */
   taints?: Taint[];
+  /**
+   * The node's machine is gone (a worker only; default false). Its Node object is deleted from the first
+   * control-plane node and nothing runs on the machine; the node's steps stay in the state as they are,
+   * retained on delete, so removing the entry afterwards runs nothing either (kubeadm's removal, drain
+   * then `kubeadm reset` on the machine, needs the machine). Refused on a control-plane node (its etcd
+   * member must be removed by hand).
+   */
+  gone?: boolean;
   /** This node's kubeadm install command for upgrades; default: the cluster's `kubeadmInstallCommand`. */
   kubeadmInstallCommand?: string;
   /** This node's kubelet and kubectl install command for upgrades; default: the cluster's `kubeletInstallCommand`. */

@@ -3,7 +3,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
-import * as command from "@pulumi/command";
+import type * as command from "@pulumi/command";
 import { validateCluster } from "../kubeadm/validate";
 import { DEFAULT_CRI_SOCKET } from "../kubeadm/criSocket";
 import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
@@ -13,7 +13,7 @@ import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
 import type { StepScripts } from "../scripts/types";
 import { DEFAULT_KUBEADM_INSTALL_COMMAND, DEFAULT_KUBELET_INSTALL_COMMAND } from "../scripts/install";
 import type { RunValues, StepContext, StepSettings } from "../steps/kind";
-import { stepCommand } from "./command";
+import { stepCommand, valueCommand } from "./command";
 import { nodeConnection } from "./connection";
 import { records } from "./records";
 import { checkInitNode, planTransitions, type Transitions } from "./transitions";
@@ -54,6 +54,7 @@ function clusterSpec(args: ClusterArgs): ClusterSpec {
         taints: n.taints,
         host: plainOrUndefined(n.host),
         hostGiven: n.host !== undefined && n.host !== null,
+        gone: n.gone,
         port: n.port ?? args.ssh?.port ?? 22,
         user: plainOrUndefined(n.user ?? args.ssh?.user),
         ...("hostKey" in n ? { hostKey: plainOrUndefined(n.hostKey) } : {}),
@@ -109,13 +110,7 @@ function stepSettings(args: ClusterArgs): StepSettings {
  * "Duplicate resource URN" after the refusal's own error.
  */
 function refuse(parent: pulumi.ComponentResource, name: string, message: string, connection: ReturnType<typeof nodeConnection>): void {
-  for (let i = 0; i < 2; i++) {
-    new command.remote.Command(
-      `${name}-plan-refused`,
-      { connection, triggers: [message], logging: "none", addPreviousOutputInEnv: false },
-      { parent },
-    );
-  }
+  for (let i = 0; i < 2; i++) valueCommand(parent, `${name}-plan-refused`, message, connection, false);
 }
 
 /** What `registerSteps` needs besides the plan. */
@@ -143,6 +138,11 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
   for (const step of steps) {
     const kind = step.kind;
     const ctx = src.context(step.id);
+    if (step.frozen) {
+      commands.set(step.id, stepCommand(parent, name, { step, scripts: { create: "" }, connection: src.connection(step.runsOn), secretOutput: false, dependsOn: [] }));
+      if (kind.endpointFrom !== undefined) endpoints.set(step.node, pulumi.output(ctx.node.criSocket ?? "unknown (the machine is gone)"));
+      continue;
+    }
     const endpoint = endpoints.get(step.node) as pulumi.Output<string>;
     const reads = kind.stdin?.reads?.(ctx) ?? [];
     const values = pulumi.all([endpoint, ...reads.map(out)]).apply(([ep, ...outs]): RunValues => ({

@@ -7,7 +7,16 @@
  *   `logging: "none"` (a secret stdin does not make stdout secret);
  * - steps whose stdout is data for a later step (a file snapshot, the kubeadm-config ConfigMap) log only stderr;
  * - `triggers` (a replacement) only for steps without a `delete` (refused otherwise): a changed input is an
- *   update, and nothing whose delete is destructive (`kubeadm reset`, node removal) is ever replaced.
+ *   update, and nothing whose delete is destructive (`kubeadm reset`, node removal) is replaced by a
+ *   change. A replacement the user asks for (`pulumi up --replace`) is create-before-delete, as
+ *   pulumi-command's default: the new resource claims the node before the old one's delete drops its
+ *   claim, so the old delete does nothing (the ownership claims of lib.sh). Delete-before-replace would
+ *   run the old delete first, with the node still claimed by it alone: a `--replace` would reset the
+ *   node, and a delete cannot tell a replacement from a destroy;
+ * - a frozen step (its node's machine is gone) keeps every recorded input and is retained on delete.
+ *
+ * The component's records (records.ts) and the refusal of a plan are Commands that run nothing:
+ * `valueCommand` makes them, with the same defaults.
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as command from "@pulumi/command";
@@ -40,6 +49,28 @@ export interface StepCommandArgs {
   triggers?: pulumi.Input<unknown[]>;
 }
 
+/** The inputs of pulumi-command's remote Command. */
+const COMMAND_INPUTS = ["connection", "create", "update", "delete", "triggers", "stdin", "logging", "environment", "addPreviousOutputInEnv"] as const;
+
+/**
+ * A Command that runs nothing (no create, update or delete) and only keeps `value` (JSON) in its stdin,
+ * read back from the state: the component's records and the refusal of a plan. With `keep`, a recorded
+ * value is never replaced by a new one (ignoreChanges).
+ */
+export function valueCommand(
+  parent: pulumi.Resource,
+  name: string,
+  value: unknown,
+  connection: pulumi.Input<inputs.remote.ConnectionArgs>,
+  keep: boolean,
+): command.remote.Command {
+  return new command.remote.Command(
+    name,
+    { connection, stdin: JSON.stringify(value), logging: "none", addPreviousOutputInEnv: false },
+    { parent, ignoreChanges: keep ? ["connection", "stdin"] : ["connection"] },
+  );
+}
+
 /** The command text of a script that may not be known yet. */
 function wrap(script: pulumi.Input<string>): pulumi.Input<string> {
   return typeof script === "string" ? remoteCommand(script) : pulumi.output(script).apply(remoteCommand);
@@ -51,6 +82,15 @@ function wrap(script: pulumi.Input<string>): pulumi.Input<string> {
  * @throws Error when a step with a delete is given triggers.
  */
 export function stepCommand(parent: pulumi.ComponentResource, clusterName: string, a: StepCommandArgs): command.remote.Command {
+  if (a.step.frozen) {
+    // Whatever the program would give now, the recorded inputs stay (no update: nothing dials the gone
+    // machine), a resource not in the state is made without a command, and the delete never runs.
+    return new command.remote.Command(
+      `${clusterName}-${a.step.id}`,
+      { connection: a.connection, addPreviousOutputInEnv: false, logging: "none" },
+      { parent, retainOnDelete: true, ignoreChanges: [...COMMAND_INPUTS] },
+    );
+  }
   if (a.triggers !== undefined && a.scripts.delete !== undefined) {
     throw new Error(`${a.step.id}: a step with a delete must never be replaced, so it takes no triggers`);
   }

@@ -17,7 +17,7 @@
  * do that at run time.
  */
 import * as pulumi from "@pulumi/pulumi";
-import * as command from "@pulumi/command";
+import { valueCommand } from "./command";
 import type * as inputs from "@pulumi/command/types/input";
 import type { ValidCluster } from "../kubeadm/types";
 
@@ -53,12 +53,7 @@ export interface Recorded {
 }
 
 function record(name: string, value: unknown, connection: pulumi.Input<inputs.remote.ConnectionArgs>, keep: boolean, parent: pulumi.Resource) {
-  const made = new command.remote.Command(
-    name,
-    { connection, stdin: JSON.stringify(value), logging: "none", addPreviousOutputInEnv: false },
-    { parent, ignoreChanges: keep ? ["connection", "stdin"] : ["connection"] },
-  );
-  return made.stdin.apply((text): unknown => {
+  return valueCommand(parent, name, value, connection, keep).stdin.apply((text): unknown => {
     try {
       return text ? JSON.parse(text) : undefined;
     } catch {

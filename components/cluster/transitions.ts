@@ -23,7 +23,13 @@ export interface Transitions {
  *   kubeadm refuses (a skipped minor, a downgrade): kubeadm's rule, `checkUpgrade`.
  */
 export function planTransitions(cluster: ValidCluster, last: MembersRecord | undefined): Transitions {
-  if (last === undefined) return { warnings: [] };
+  const gone = cluster.nodes
+    .filter((n) => n.gone)
+    .map(
+      (n) =>
+        `node "${n.name}" is marked gone: this up deletes its Node object from the first control-plane node and runs nothing on the machine; its steps stay in the state, retained on delete (take the entry out of nodes afterwards to drop them)`,
+    );
+  if (last === undefined) return { warnings: gone };
   const from = parseKubernetesVersion(last.version);
   checkUpgrade(from, cluster.version);
   const now = new Map(cluster.nodes.map((n) => [n.name, n]));
@@ -44,7 +50,7 @@ export function planTransitions(cluster: ValidCluster, last: MembersRecord | und
       );
     }
   }
-  return { fromVersion: from.text, warnings };
+  return { fromVersion: from.text, warnings: [...warnings, ...gone] };
 }
 
 /**

@@ -49,6 +49,8 @@ export interface NodeSpec {
   hostKey?: unknown;
   /** The bastion (`{host, port?, user?, privateKey?, hostKey?}`), as given; non-plain leaf values are left to run time. */
   proxy?: unknown;
+  /** The machine is gone (a worker only): its Node object is deleted without SSH to it. A boolean. */
+  gone?: unknown;
   /** This node's kubeadm install command for upgrades, when set: a string ("" = none). */
   kubeadmInstallCommand?: unknown;
   /** This node's kubelet and kubectl install command for upgrades, when set: a string ("" = none). */
@@ -118,6 +120,8 @@ export interface ValidNode {
    * control-plane NoSchedule taint on a control-plane node), `[]` for none.
    */
   taints?: Taint[];
+  /** The machine is gone: nothing runs on it; its Node object is deleted from the first control-plane node. */
+  gone: boolean;
   /** Position in the user's list (0-based). */
   index: number;
 }

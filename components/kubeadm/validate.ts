@@ -209,6 +209,23 @@ function checkInstallCommand(field: string, v: unknown, node?: string): void {
   }
 }
 
+/**
+ * `gone`: a boolean, and only on a worker: a control-plane node's machine holds an etcd member, which
+ * `kubeadm reset` would have removed; without the machine it must be removed by hand first.
+ */
+function validateGone(v: unknown, role: NodeRole, node: string): boolean {
+  if (v === undefined || v === null || v === false) return false;
+  if (v !== true) throw new KubeadmConfigError("gone", `${describeValue(v)} is not true or false`, node);
+  if (role !== "worker") {
+    throw new KubeadmConfigError(
+      "gone",
+      "only a worker's machine can be written off this way: a control-plane node holds an etcd member, which kubeadm reset would remove; remove it by hand first (etcdctl member remove on another control-plane node), then take the node out of the stack with `pulumi state delete` of its resources",
+      node,
+    );
+  }
+  return true;
+}
+
 function describe(v: unknown): string {
   return typeof v === "string" ? JSON.stringify(v) : typeof v;
 }
@@ -337,6 +354,7 @@ function validateTaints(taints: unknown, node: string): Taint[] | undefined {
  *   - `hostKey`, `proxy.hostKey`: present (null included) but not one line `<type> <base64> [comment]`
  *     whose key data is of that type;
  *   - `proxy`: not a map, an unknown field, no `host`, `privateKey` not a non-empty string;
+ *   - `gone`: not a boolean, or set on a control-plane node;
  *   - `kubeadmInstallCommand`, `kubeletInstallCommand` (cluster or node): not a string, or blank but not
  *     empty (`""` means no install step), or holding NUL;
  *   - `drainTimeoutSeconds`, `drainGracePeriodSeconds`, `kubeletSettleSeconds`: not a whole number >= 0;
@@ -431,6 +449,7 @@ export function validateCluster(spec: ClusterSpec): ValidCluster {
       kubeletExtraArgs: validateArgs(n.kubeletExtraArgs, name),
       labels: validateLabels(n.labels, name),
       taints: validateTaints(n.taints, name),
+      gone: validateGone(n.gone, n.role as NodeRole, name),
       index,
     };
   });

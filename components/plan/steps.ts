@@ -18,6 +18,7 @@ import { upgrade } from "../steps/upgrade";
 import { kubelet } from "../steps/kubelet";
 import { kubeletFiles } from "../steps/kubeletFiles";
 import { nodeMetadata } from "../steps/nodeMetadata";
+import { forget } from "../steps/forget";
 
 export type { Step, StepAction } from "../steps/kind";
 export { stepId } from "../steps/ids";
@@ -65,6 +66,8 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    kubelet version or a runtime switch), `kubelet`, `kubelet-files`, `node-metadata`.
  *
  * On a node that is already as wanted (a new node joins at the target) every unit step does nothing.
+ * A worker whose machine is gone (`gone`) keeps its steps, frozen (nothing runs, retained on delete), and
+ * gets `forget` (its Node object deleted from the first control-plane node).
  *
  * @throws Error when the cluster has no control-plane node or an option is not a whole number >= 1.
  */
@@ -79,14 +82,17 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   const change = from !== undefined && from !== to ? `${from} to ${to}` : `to ${to}`;
   const steps: Step[] = [];
   const add = (node: ValidNode, runsOn: string, kind: StepKind, after: string[]): string => {
+    const frozen = node.gone && kind !== forget;
     steps.push({
       id: stepId(node.name, kind.action),
       node: node.name,
       runsOn,
       action: kind.action,
       kind,
-      after,
-      summary: kind.summary({ cluster, node, firstControlPlane: cp1, change }),
+      // A gone machine's steps keep their place (and their resources) but wait for nothing and run nothing.
+      after: frozen ? [] : after,
+      summary: frozen ? "the machine is gone: kept in the state as it is, nothing runs, retained on delete" : kind.summary({ cluster, node, firstControlPlane: cp1, change }),
+      ...(frozen ? { frozen } : {}),
     });
     return stepId(node.name, kind.action);
   };
@@ -101,7 +107,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
 
   // Every node's prepare (which checks kubeadm's version rules there) before anything changes.
   const prepared = cluster.nodes.map((node) => add(node, node.name, prepare, []));
-  const made = add(first, cp1, init, prepared);
+  const made = add(first, cp1, init, prepared.filter((_, i) => !cluster.nodes[i]?.gone));
   const read = add(first, cp1, clusterConfigRead, [made]);
   const configured = add(first, cp1, clusterConfig, [read]);
   let last = unit(first, [configured]);
@@ -124,6 +130,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     ]);
     const waitUnit = cluster.workers[i - workerWindow];
     unit(node, [joined, ...(waitUnit !== undefined ? [stepId(waitUnit.name, "node-metadata")] : [])]);
+    if (node.gone) add(node, cp1, forget, [controlPlaneDone]);
   });
   return steps;
 }

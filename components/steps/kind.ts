@@ -27,6 +27,11 @@ export interface Step {
   kind: StepKind;
   /** Ids of the steps that must have finished first. */
   after: string[];
+  /**
+   * The node's machine is gone: the step's resource is registered with its recorded inputs kept
+   * (nothing runs, create included) and retained on delete, so removing the node later runs nothing.
+   */
+  frozen?: boolean;
   /** What it does, in plain words. */
   summary: string;
 }

@@ -23,6 +23,8 @@ export interface TestNode {
   runtimes: string[];
   labels?: Record<string, string>;
   kubeletExtraArgs?: Array<{ name: string; value: string }>;
+  /** The machine is gone (`gone: true` in the stack). */
+  gone?: boolean;
 }
 
 export const CONTAINERD = "unix:///run/containerd/containerd.sock";
@@ -59,6 +61,7 @@ export function writeStack(name: string, version: string, nodes: TestNode[], ext
       ...(n.criSocket ? { criSocket: n.criSocket } : {}),
       ...(n.labels ? { labels: n.labels } : {}),
       ...(n.kubeletExtraArgs ? { kubeletExtraArgs: n.kubeletExtraArgs } : {}),
+      ...(n.gone ? { gone: true } : {}),
     })),
     "lab:nodes": Object.fromEntries(nodes.map((n) => [n.name, { runtimes: n.runtimes }])),
     ...extra,

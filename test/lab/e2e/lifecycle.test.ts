@@ -5,7 +5,7 @@
  * removing or moving the node that ran init is refused at preview; removing a worker is announced at
  * preview and done in kubeadm's order (drain, reset, delete the Node).
  */
-import { CONTAINERD, CRIO, kubeadmEvents, labDown, labUp, run, storeNodes, writeStack, type E2eRun, type TestNode } from "./helpers";
+import { CONTAINERD, CRIO, LAB_DIR, kubeadmEvents, labDown, labUp, run, storeNodes, writeStack, type E2eRun, type TestNode } from "./helpers";
 
 jest.setTimeout(300_000);
 afterAll(labDown);
@@ -130,4 +130,23 @@ test("removing a worker: the preview names it and what will happen; the up drain
   const deletes = (n: string) => removed.engine.steps.find((s) => s.op === "delete" && s.name === n)?.oldDelete;
   expect([deletes("prod-worker-2-node-metadata"), deletes("prod-worker-2-join"), deletes("prod-worker-2-join-token")]).toEqual([true, true, true]);
   await stillWorks("prod", without);
+});
+
+test("a worker whose machine is gone: gone: true deletes its Node without SSH to it; taking it out of the stack then runs nothing", async () => {
+  const { stopNodeSshd } = await import("../nodes");
+  const nodes = NODES.filter((n) => n.name !== "worker-2");
+  await stopNodeSshd("worker-1", { labDir: LAB_DIR });
+  const marked = nodes.map((n) => (n.name === "worker-1" ? { ...n, gone: true } : n));
+  const preview = await run(stack("prod", marked), "preview");
+  expect(preview.ok).toBe(true);
+  expect(preview.engine.diagnostics.join("\n")).toContain('node "worker-1" is marked gone: this up deletes its Node object');
+  const forgot = await run(stack("prod", marked));
+  ok(forgot);
+  expect(ranNames(forgot)).toEqual(["prod-worker-1-forget"]);
+  expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "cp-2"]);
+  const dropped = await run(stack("prod", nodes.filter((n) => n.name !== "worker-1")));
+  ok(dropped);
+  expect(dropped.resources.filter((r) => r.op === "delete").map((r) => r.name)).toEqual(expect.arrayContaining(["prod-worker-1-join", "prod-worker-1-node-metadata", "prod-worker-1-forget"]));
+  expect(resets()).toEqual(["worker-2 kubeadm reset"]);
+  await stillWorks("prod", nodes.filter((n) => n.name !== "worker-1"));
 });

@@ -2,26 +2,16 @@
  * Secrets (SSH key, bootstrap token, certificate key, admin kubeconfig) never appear in command text,
  * travel only as secret inputs, and the steps whose output carries them are secret and unlogged.
  */
-jest.mock("@pulumi/command", () => {
-  const actual = jest.requireActual("@pulumi/command");
-  const made: Array<{ name: string; args: Record<string, unknown>; opts: Record<string, unknown> }> = [];
-  class Recording extends actual.remote.Command {
-    constructor(name: string, args: Record<string, unknown>, opts: Record<string, unknown>) {
-      super(name, args, opts);
-      made.push({ name, args, opts });
-    }
-  }
-  return { ...actual, remote: { ...actual.remote, Command: Recording }, __made: made };
-});
+jest.mock("@pulumi/command", () => require("../helpers/recordingCommand").recordingCommandModule());
 
+import { madeCommands } from "../helpers/recordingCommand";
 import { installMocks, isSecretInput, plain, registrations, settled, valueOf, SECRETS } from "../helpers/mocks";
 import { clusterArgs } from "../helpers/fixtures";
 import * as pulumi from "@pulumi/pulumi";
 
 let Cluster: typeof import("../../../components").Cluster;
 let cluster: InstanceType<typeof Cluster>;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const made = (require("@pulumi/command") as { __made: Array<{ name: string; args: Record<string, unknown>; opts: Record<string, unknown> }> }).__made;
+const made = madeCommands();
 
 beforeAll(async () => {
   await installMocks({ nodeLocal: true });

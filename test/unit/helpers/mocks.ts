@@ -71,7 +71,9 @@ function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, 
   const m = /^(.*)-(prepare|init|kubeconfig|join-token|join|cluster-config-read|cluster-config|drain|upgrade|kubelet|kubelet-files|node-metadata)$/.exec(name.replace(/^c-/, ""));
   if (!m) return "";
   const [, node, action] = m as unknown as [string, string, string];
-  const create = scriptOf(String(inputs.create ?? ""));
+  // A Command without a create (the component's records, a gone machine's kept steps) prints nothing.
+  if (inputs.create === undefined) return "";
+  const create = scriptOf(String(inputs.create));
   switch (action) {
     case "prepare": {
       const declared = /declared=('(?:[^']|'\\'')*')/.exec(create)?.[1] ?? "''";
