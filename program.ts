@@ -17,6 +17,8 @@ import { Cluster, type NodeArgs, type Networking } from "./components";
 export async function clusterProgram(): Promise<Record<string, unknown>> {
   const config = new pulumi.Config();
 
+  // Earlier names of the cluster: a rename with these keeps every resource (Pulumi aliases).
+  const former = config.getObject<string[]>("formerClusterNames") ?? [];
   const cluster = new Cluster(config.get("clusterName") ?? "kubeadm", {
     kubernetesVersion: config.require("kubernetesVersion"),
     nodes: config.requireObject<NodeArgs[]>("nodes"),
@@ -38,7 +40,7 @@ export async function clusterProgram(): Promise<Record<string, unknown>> {
     installCommand: config.get("installCommand"),
     kubeletInstallCommand: config.get("kubeletInstallCommand"),
     kubernetesProvider: config.getBoolean("kubernetesProvider"),
-  });
+  }, former.length > 0 ? { aliases: former.map((name) => ({ name })) } : undefined);
 
   return {
     /** The admin kubeconfig (secret). */

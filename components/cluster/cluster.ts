@@ -131,7 +131,7 @@ interface RegisteredSteps {
  * One `command.remote.Command` per plan step, in plan order. The component only loops over the plan:
  * what a step reads, runs and deletes is its kind's (components/steps).
  */
-function registerSteps(parent: pulumi.ComponentResource, name: string, steps: Step[], src: StepSources): RegisteredSteps {
+function registerSteps(parent: pulumi.ComponentResource, name: string, steps: Step[], src: StepSources, former: string[]): RegisteredSteps {
   const commands = new Map<string, command.remote.Command>();
   const endpoints = new Map<string, pulumi.Output<string>>();
   const out = (id: string) => (commands.get(id) as command.remote.Command).stdout;
@@ -139,7 +139,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     const kind = step.kind;
     const ctx = src.context(step.id);
     if (step.frozen) {
-      commands.set(step.id, stepCommand(parent, name, { step, scripts: { create: "" }, connection: src.connection(step.runsOn), secretOutput: false, dependsOn: [] }));
+      commands.set(step.id, stepCommand(parent, name, { step, scripts: { create: "" }, connection: src.connection(step.runsOn), secretOutput: false, dependsOn: [] }, former));
       if (kind.endpointFrom !== undefined) endpoints.set(step.node, pulumi.output(ctx.node.criSocket ?? "unknown (the machine is gone)"));
       continue;
     }
@@ -174,7 +174,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       // kubeadm init/join run once: a later change of their configuration (a new version, new join
       // material, kubeletExtraArgs or taints of a joined node) changes nothing and is not an update.
       ignoreChanges: kind.runsOnce ? ["stdin"] : undefined,
-    });
+    }, former);
     commands.set(step.id, cmd);
     const endpointFrom = kind.endpointFrom;
     if (endpointFrom !== undefined) {
@@ -226,10 +226,22 @@ export class Cluster extends pulumi.ComponentResource {
     const settings = stepSettings(args);
     const validNode = new Map<string, ValidNode>(cluster.nodes.map((n) => [n.name, n]));
     const resourceName = (id: string) => `${name}-${id}`;
+    // Earlier names of this Cluster (`aliases: [{ name: "<old>" }]`): every child keeps its resource.
+    const former = (opts?.aliases ?? []).flatMap((a) =>
+      typeof a === "object" && a !== null && "name" in a && typeof a.name === "string" ? [a.name] : [],
+    );
     const contexts = new Map<string, StepContext>(
       steps.map((step) => [
         step.id,
-        { cluster, node: validNode.get(step.node) as ValidNode, step, settings, owner: resourceName(step.id), resourceName },
+        {
+          cluster,
+          node: validNode.get(step.node) as ValidNode,
+          step,
+          settings,
+          owner: resourceName(step.id),
+          formerOwners: former.map((f) => `${f}-${step.id}`),
+          resourceName,
+        },
       ]),
     );
     // Render every script before anything is registered: option errors surface here, not midway. (Kinds
@@ -258,7 +270,7 @@ export class Cluster extends pulumi.ComponentResource {
 
     // What the last `up` recorded (in the state, read back through the engine): the init node, and at
     // preview the members and version. Every step waits for this check; a failed check registers nothing.
-    const recorded = records(this, name, cluster, connection(cp1Name));
+    const recorded = records(this, name, cluster, connection(cp1Name), former);
     // Before any step is registered: the plan must start from the node that ran init, and (at preview)
     // from a version kubeadm can upgrade. A refusal is an error of the deployment, and no step exists, so
     // nothing runs (a rejected Output in a step's inputs would leave the Pulumi program hanging).
@@ -282,7 +294,7 @@ export class Cluster extends pulumi.ComponentResource {
             context: (id) => contexts.get(id) as StepContext,
             early: (id) => scripts.get(id) as StepScripts,
             connection,
-          }),
+          }, former),
     );
 
     this.kubeconfig = pulumi.secret(registered.apply((r) => (r ? r.stdout(`${cp1Name}-kubeconfig`) : "")));

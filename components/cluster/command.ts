@@ -63,12 +63,18 @@ export function valueCommand(
   value: unknown,
   connection: pulumi.Input<inputs.remote.ConnectionArgs>,
   keep: boolean,
+  formerNames: string[] = [],
 ): command.remote.Command {
   return new command.remote.Command(
     name,
     { connection, stdin: JSON.stringify(value), logging: "none", addPreviousOutputInEnv: false },
-    { parent, ignoreChanges: keep ? ["connection", "stdin"] : ["connection"] },
+    { parent, ignoreChanges: keep ? ["connection", "stdin"] : ["connection"], ...aliasesFor(formerNames) },
   );
+}
+
+/** The resource option `aliases` for the names a resource had before (empty: none). */
+function aliasesFor(formerNames: string[]): { aliases?: pulumi.Alias[] } {
+  return formerNames.length > 0 ? { aliases: formerNames.map((name) => ({ name })) } : {};
 }
 
 /** The command text of a script that may not be known yet. */
@@ -78,17 +84,26 @@ function wrap(script: pulumi.Input<string>): pulumi.Input<string> {
 
 /**
  * Create the Command for one plan step, named `<cluster>-<step id>`, parented to the component.
+ * @param formerClusterNames earlier names of the Cluster (its `aliases` with a name): the step's
+ *   resource is aliased to `<former>-<step id>`, so a renamed Cluster keeps its resources.
  *
  * @throws Error when a step with a delete is given triggers.
  */
-export function stepCommand(parent: pulumi.ComponentResource, clusterName: string, a: StepCommandArgs): command.remote.Command {
+export function stepCommand(
+  parent: pulumi.ComponentResource,
+  clusterName: string,
+  a: StepCommandArgs,
+  formerClusterNames: string[] = [],
+): command.remote.Command {
+  // A renamed Cluster (`aliases: [{ name: "<old>" }]`): each step is the resource it was under the old name.
+  const aliases = aliasesFor(formerClusterNames.map((f) => `${f}-${a.step.id}`));
   if (a.step.frozen) {
     // Whatever the program would give now, the recorded inputs stay (no update: nothing dials the gone
     // machine), a resource not in the state is made without a command, and the delete never runs.
     return new command.remote.Command(
       `${clusterName}-${a.step.id}`,
       { connection: a.connection, addPreviousOutputInEnv: false, logging: "none" },
-      { parent, retainOnDelete: true, ignoreChanges: [...COMMAND_INPUTS] },
+      { parent, retainOnDelete: true, ignoreChanges: [...COMMAND_INPUTS], ...aliases },
     );
   }
   if (a.triggers !== undefined && a.scripts.delete !== undefined) {
@@ -108,6 +123,7 @@ export function stepCommand(parent: pulumi.ComponentResource, clusterName: strin
     },
     {
       parent,
+      ...aliases,
       dependsOn: a.dependsOn,
       ...(a.ignoreChanges !== undefined ? { ignoreChanges: a.ignoreChanges } : {}),
       ...(a.secretOutput ? { additionalSecretOutputs: ["stdout", "stderr"] } : {}),

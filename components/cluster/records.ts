@@ -52,8 +52,8 @@ export interface Recorded {
   lastMembers: pulumi.Output<MembersRecord | undefined>;
 }
 
-function record(name: string, value: unknown, connection: pulumi.Input<inputs.remote.ConnectionArgs>, keep: boolean, parent: pulumi.Resource) {
-  return valueCommand(parent, name, value, connection, keep).stdin.apply((text): unknown => {
+function record(name: string, value: unknown, connection: pulumi.Input<inputs.remote.ConnectionArgs>, keep: boolean, parent: pulumi.Resource, formerNames: string[]) {
+  return valueCommand(parent, name, value, connection, keep, formerNames).stdin.apply((text): unknown => {
     try {
       return text ? JSON.parse(text) : undefined;
     } catch {
@@ -65,16 +65,19 @@ function record(name: string, value: unknown, connection: pulumi.Input<inputs.re
 /**
  * Register the two records under `parent` and read them back.
  * @param connection the first control-plane node's connection (pulumi-command requires one; it is never dialled).
+ * @param formerClusterNames earlier names of the Cluster: the records are aliased to theirs.
  */
 export function records(
   parent: pulumi.Resource,
   clusterName: string,
   cluster: ValidCluster,
   connection: pulumi.Input<inputs.remote.ConnectionArgs>,
+  formerClusterNames: string[] = [],
 ): Recorded {
   const first = cluster.controlPlane[0]?.name;
-  const init = record(`${clusterName}-init-node`, first, connection, true, parent);
-  const members = record(`${clusterName}-members`, membersOf(cluster), connection, pulumi.runtime.isDryRun(), parent);
+  const former = (suffix: string) => formerClusterNames.map((f) => `${f}-${suffix}`);
+  const init = record(`${clusterName}-init-node`, first, connection, true, parent, former("init-node"));
+  const members = record(`${clusterName}-members`, membersOf(cluster), connection, pulumi.runtime.isDryRun(), parent, former("members"));
   return {
     initNode: init.apply((v) => (typeof v === "string" ? v : undefined)),
     lastMembers: members.apply((v) => {

@@ -34,6 +34,8 @@ export interface KubeadmOnceInput {
   scope: string;
   /** The resource's logical name, `<cluster>-<step id>`: the owner the claim names. */
   owner: string;
+  /** Its names under the Cluster's earlier names (aliases), whose claims an update takes over. */
+  formerOwners?: string[];
   /**
    * join: the resource that made the join material (`<cluster>-<node>-join-token`). The configuration
    * on stdin then starts with `# pulumi-kubeadm: join material valid until <epoch seconds>`, and a new
@@ -92,7 +94,7 @@ function runScript(i: KubeadmOnceInput, claim: "pk_claim" | "pk_claim_once"): st
     ...(i.keepConfig ? [] : [`rm -f ${file}`]),
     // What the node runs now, for the rollout's "already at the target" (the upgrade step).
     `if [ ! -f "$PK_STATE_DIR/version" ]; then pk_record_version ${shellQuote(i.version)}; fi`,
-    `${claim} ${shellQuote(i.scope)} ${shellQuote(i.owner)}`,
+    `${claim} ${[i.scope, i.owner, ...(claim === "pk_claim_once" ? (i.formerOwners ?? []) : [])].map(shellQuote).join(" ")}`,
   ]);
 }
 

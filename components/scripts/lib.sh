@@ -236,10 +236,22 @@ pk_claim() {
   sync "$file"
 }
 
-# pk_claim_once SCOPE OWNER: as pk_claim, unless OWNER already holds a claim (an update of the same
-# resource, or a resource made before claims existed, which takes its claim on its next update).
+# pk_claim_once SCOPE OWNER [FORMER...]: as pk_claim, unless OWNER already holds a claim (an update of
+# the same resource, or a resource made before claims existed, which takes its claim on its next
+# update). Claims under a FORMER name of the same resource (a renamed cluster with aliases) become
+# OWNER's first.
 pk_claim_once() {
-  grep -qxF -- "$2" "$PK_STATE_DIR/owners/$1" 2>/dev/null || pk_claim "$1" "$2"
+  local scope=$1 owner=$2 file f tmp
+  shift 2
+  file=$PK_STATE_DIR/owners/$scope
+  for f in "$@"; do
+    if grep -qxF -- "$f" "$file" 2>/dev/null; then
+      tmp=$(mktemp "$file.XXXXXX")
+      PK_FROM=$f PK_TO=$owner awk '$0 == ENVIRON["PK_FROM"] { print ENVIRON["PK_TO"]; next } { print }' "$file" >"$tmp"
+      sync "$tmp" && mv -f "$tmp" "$file"
+    fi
+  done
+  grep -qxF -- "$owner" "$file" 2>/dev/null || pk_claim "$scope" "$owner"
 }
 
 # pk_release SCOPE OWNER: drop one claim of OWNER. True (the delete may act) only when OWNER held a claim

@@ -17,7 +17,7 @@ import { modeWords } from "./words";
  * @param i.criSocket the node's normalised CRI endpoint (declared, or detected by the prepare step).
  * @param i.owner the resource's logical name; i.scope its step id.
  */
-export function initScripts(i: { node: string; criSocket: string; version: string; scope: string; owner: string }): StepScripts {
+export function initScripts(i: { node: string; criSocket: string; version: string; scope: string; owner: string; formerOwners?: string[] }): StepScripts {
   return kubeadmOnceScripts({ ...i, action: "init", keepConfig: true });
 }
 
@@ -25,8 +25,8 @@ export function initScripts(i: { node: string; criSocket: string; version: strin
 export const init: StepKind = {
   action: "init",
   summary: ({ cluster }) => `kubeadm init ${cluster.version.text} (${modeWords(cluster)}), once`,
-  scripts: ({ cluster, node, step, owner }, endpoint) =>
-    initScripts({ node: node.name, criSocket: endpoint, version: cluster.version.text, scope: step.id, owner }),
+  scripts: ({ cluster, node, step, owner, formerOwners }, endpoint) =>
+    initScripts({ node: node.name, criSocket: endpoint, version: cluster.version.text, scope: step.id, owner, formerOwners }),
   scriptsUseEndpoint: true,
   stdin: { render: ({ cluster, node }, v) => renderInitConfiguration(cluster, node, v.endpoint) },
   runsOnce: true,

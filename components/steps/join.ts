@@ -18,7 +18,15 @@ import { stepId } from "./ids";
  * (like real kubeadm, this does not delete the Node object; the join-token step's delete does).
  * @param i.criSocket the node's normalised CRI endpoint (declared, or detected by the prepare step).
  */
-export function joinScripts(i: { node: string; criSocket: string; version: string; scope: string; owner: string; materialFrom: string }): StepScripts {
+export function joinScripts(i: {
+  node: string;
+  criSocket: string;
+  version: string;
+  scope: string;
+  owner: string;
+  formerOwners?: string[];
+  materialFrom: string;
+}): StepScripts {
   return kubeadmOnceScripts({ ...i, action: "join", keepConfig: false });
 }
 
@@ -31,13 +39,14 @@ export function joinStdin(validUntil: number | undefined, configuration: string)
 export const join: StepKind = {
   action: "join",
   summary: ({ cluster, node }) => `kubeadm join${node.role === "control-plane" ? " --control-plane" : ""} ${cluster.version.text}, once`,
-  scripts: ({ cluster, node, step, owner, resourceName }, endpoint) =>
+  scripts: ({ cluster, node, step, owner, formerOwners, resourceName }, endpoint) =>
     joinScripts({
       node: node.name,
       criSocket: endpoint,
       version: cluster.version.text,
       scope: step.id,
       owner,
+      formerOwners,
       materialFrom: resourceName(stepId(node.name, "join-token")),
     }),
   scriptsUseEndpoint: true,

@@ -46,7 +46,7 @@ export function joinTokenScripts(input: JoinTokenInput): StepScripts {
   const lifetime = controlPlane ? Math.min(ttl, CERTIFICATE_KEY_SECONDS) : ttl;
   const scope = shellQuote(input.scope);
   const owner = shellQuote(input.owner);
-  const make = (claim: string) =>
+  const make = (claim: string, formers: string[] = []) =>
     renderScript(node, [
       `[ -f /etc/kubernetes/admin.conf ] || pk_fail "no /etc/kubernetes/admin.conf on the first control-plane node: kubeadm init has not run"`,
       `until=$(( $(date +%s) + ${lifetime} ))`,
@@ -70,11 +70,11 @@ export function joinTokenScripts(input: JoinTokenInput): StepScripts {
           ]
         : []),
       `printf 'apiServerEndpoint=%s\\ntoken=%s\\ncaCertHash=%s\\ncertificateKey=%s\\nvalidUntil=%s\\n' "$endpoint" "$token" "$hash" "$key" "$until"`,
-      `${claim} ${scope} ${owner}`,
+      [claim, scope, owner, ...formers.map(shellQuote)].join(" "),
     ]);
   return {
     create: make("pk_claim"),
-    update: make("pk_claim_once"),
+    update: make("pk_claim_once", input.formerOwners),
     delete: renderScript(node, [
       `[ -f /etc/kubernetes/admin.conf ] || exit 0`,
       `pk_release ${scope} ${owner} || exit 0`,
@@ -94,6 +94,8 @@ export interface JoinTokenInput {
   scope: string;
   /** The resource's logical name: the owner the claim names. */
   owner: string;
+  /** Its names under the Cluster's earlier names (aliases), whose claims an update takes over. */
+  formerOwners?: string[];
 }
 
 /** How long kubeadm keeps uploaded control-plane certificates (its certificate-key token), seconds. */
@@ -139,13 +141,14 @@ export const joinToken: StepKind = {
   action: "join-token",
   summary: ({ node }) =>
     `make fresh join material: bootstrap token, CA certificate hash${node.role === "control-plane" ? ", certificate key" : ""} (secret)`,
-  scripts: ({ node, settings, step, owner }) =>
+  scripts: ({ node, settings, step, owner, formerOwners }) =>
     joinTokenScripts({
       node: node.name,
       controlPlane: node.role === "control-plane",
       tokenTtl: settings.joinTokenTtl,
       scope: step.id,
       owner,
+      formerOwners,
     }),
   secretOutput: true,
 };

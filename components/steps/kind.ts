@@ -64,6 +64,8 @@ export interface StepContext {
    * on the node when it creates (`pk_claim`), and that its delete must find there before it acts.
    */
   owner: string;
+  /** The step's resource names under the Cluster's earlier names (its aliases): their claims become `owner`'s. */
+  formerOwners: string[];
   /** The resource name of another step of this cluster (`<cluster>-<id>`), for messages. */
   resourceName(id: string): string;
 }

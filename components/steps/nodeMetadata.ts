@@ -40,6 +40,8 @@ export interface NodeMetadataInput {
   scope: string;
   /** The resource's logical name: the owner the claim names. */
   owner: string;
+  /** Its names under the Cluster's earlier names (aliases), whose claims an update takes over. */
+  formerOwners?: string[];
 }
 
 
@@ -99,7 +101,7 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   ]);
   return {
     create: renderScript(input.node, [...body, claim("pk_claim")]),
-    update: renderScript(input.node, [...body, claim("pk_claim_once")]),
+    update: renderScript(input.node, [...body, [claim("pk_claim_once"), ...(input.formerOwners ?? []).map(shellQuote)].join(" ")]),
     ...(input.drainOnDelete ? { delete: del } : {}),
   };
 }
@@ -111,8 +113,9 @@ export const nodeMetadata: StepKind = {
     const labels = Object.keys(node.labels).length;
     return `uncordon if this component cordoned it; ${labels > 0 ? `set ${labels} label(s); ` : ""}${cluster.nodeLocalCriSocket ? "remove" : "set"} the kubeadm.alpha.kubernetes.io/cri-socket annotation`;
   },
-  scripts: ({ cluster, node, settings, step, owner }) =>
+  scripts: ({ cluster, node, settings, step, owner, formerOwners }) =>
     nodeMetadataScripts({
+      formerOwners,
       drainOnDelete: node.name !== cluster.controlPlane[0]?.name,
       scope: step.id,
       owner,

@@ -32,8 +32,8 @@ const urnOf = (r: E2eRun, name: string): string => {
 };
 
 /** A clean later apply: nothing runs, and every node is still a member. */
-async function stillWorks(clusterName: string, nodes: TestNode[] = NODES): Promise<void> {
-  const again = await run(stack(clusterName, nodes));
+async function stillWorks(clusterName: string, nodes: TestNode[] = NODES, extra: Record<string, unknown> = {}): Promise<void> {
+  const again = await run(writeStack("lifecycle", "v1.34.2", nodes, { "kubeadm:clusterName": clusterName, ...extra }));
   ok(again);
   expect(ranNames(again)).toEqual([]);
   expect(Object.keys(storeNodes()).sort()).toEqual(nodes.map((n) => n.name).sort());
@@ -149,4 +149,22 @@ test("a worker whose machine is gone: gone: true deletes its Node without SSH to
   expect(dropped.resources.filter((r) => r.op === "delete").map((r) => r.name)).toEqual(expect.arrayContaining(["prod-worker-1-join", "prod-worker-1-node-metadata", "prod-worker-1-forget"]));
   expect(resets()).toEqual(["worker-2 kubeadm reset"]);
   await stillWorks("prod", nodes.filter((n) => n.name !== "worker-1"));
+});
+
+test("renaming with the old name as an alias (formerClusterNames) keeps every resource: nothing is created or deleted, the nodes' claims move to the new names, and a destroy then resets", async () => {
+  const nodes = NODES.filter((n) => n.name === "cp-1" || n.name === "cp-2");
+  const renamed = writeStack("lifecycle", "v1.34.2", nodes, { "kubeadm:clusterName": "prod2", "kubeadm:formerClusterNames": ["prod"] });
+  const preview = await run(renamed, "preview");
+  expect(preview.ok).toBe(true);
+  expect(preview.engine.steps.filter((s) => s.op !== "same" && s.op !== "read" && s.op !== "update").map((s) => `${s.name}:${s.op}`)).toEqual([]);
+  const result = await run(renamed);
+  ok(result);
+  // Only updates: the steps whose scripts name their resource (the ownership claims), which take over the claims.
+  expect([...new Set(result.resources.map((r) => r.op))]).toEqual(["update"]);
+  expect(resets()).toEqual(["worker-2 kubeadm reset"]);
+  await stillWorks("prod2", nodes, { "kubeadm:formerClusterNames": ["prod"] });
+  // The claims moved: a destroy of the renamed cluster resets both nodes (cp-2 first).
+  const destroyed = await run(renamed, "destroy");
+  expect({ ok: destroyed.ok, errors: destroyed.errors }).toEqual({ ok: true, errors: [] });
+  expect(resets()).toEqual(["worker-2 kubeadm reset", "cp-2 kubeadm reset", "cp-1 kubeadm reset"]);
 });

@@ -29,7 +29,7 @@ describe("validateCluster: success", () => {
     expect(c.version.text).toBe("v1.34.2");
     expect(c.controlPlane.map((n) => n.name)).toEqual(["cp1"]);
     expect(c.workers.map((n) => n.name)).toEqual(["w1"]);
-    expect(c.nodes[1]).toEqual({ name: "w1", role: "worker", criSocket: "unix:///run/crio/crio.sock", kubeletExtraArgs: [], labels: {}, taints: undefined, index: 1 });
+    expect(c.nodes[1]).toEqual({ name: "w1", role: "worker", criSocket: "unix:///run/crio/crio.sock", kubeletExtraArgs: [], labels: {}, taints: undefined, gone: false, index: 1 });
     expect(c.nodeLocalCriSocket).toBe(true);
     expect(c.kubeadmFeatureGates).toEqual({ NodeLocalCRISocket: true, RootlessControlPlane: false });
     expect(c.warnings).toEqual([

@@ -19,8 +19,8 @@ function sandboxed(script: string, dir: string): string {
 }
 
 /** The join scripts of resource `owner` (as the component names it: `<cluster>-w1-join`), sandboxed. */
-function joinOf(dir: string, owner = "c-w1-join") {
-  const s = joinScripts({ node: "w1", criSocket: CRIO, version: "v1.34.2", scope: "w1-join", owner, materialFrom: "c-w1-join-token" });
+function joinOf(dir: string, owner = "c-w1-join", formerOwners: string[] = []) {
+  const s = joinScripts({ node: "w1", criSocket: CRIO, version: "v1.34.2", scope: "w1-join", owner, formerOwners, materialFrom: "c-w1-join-token" });
   return { create: sandboxed(s.create, dir), update: sandboxed(s.update as string, dir), del: sandboxed(s.delete as string, dir) };
 }
 
@@ -117,6 +117,17 @@ test("a renamed resource (new cluster name) takes the node over: the old name's 
   expect(old.stderr).toContain("w1-join is still claimed by prod-w1-join; nothing done");
   expect(calls().filter((c) => c.startsWith("reset"))).toEqual([]);
   expect(run(renamed.del).status).toBe(0);
+  expect(calls().filter((c) => c.startsWith("reset"))).toEqual([`reset -f --cri-socket ${CRIO}`]);
+});
+
+test("a rename with an alias (the same resource, a new name): its update takes over the old name's claim, and its destroy resets", () => {
+  const { box, script, calls } = setup("exit 0");
+  const run = (s: string) => runBash(s, { stdin: "x: 1\n", bin: box.bin, state: box.state });
+  expect(run(script).status).toBe(0);
+  const aliased = joinOf(box.dir, "prod-w1-join", ["c-w1-join"]);
+  expect(run(aliased.update).status).toBe(0);
+  expect(readFileSync(join(box.state, "owners", "w1-join"), "utf8")).toBe("prod-w1-join\n");
+  expect(run(aliased.del).status).toBe(0);
   expect(calls().filter((c) => c.startsWith("reset"))).toEqual([`reset -f --cri-socket ${CRIO}`]);
 });
 
