@@ -119,6 +119,8 @@ interface StepSources {
   /** The scripts rendered at construction (with the declared endpoint). */
   early(id: string): StepScripts;
   connection(node: string): ReturnType<typeof nodeConnection>;
+  /** The Cluster's `retainOnDelete`, passed on to every step. */
+  retainOnDelete: boolean;
 }
 
 /** What the registered steps give back: a step's stdout, a node's resolved CRI endpoint. */
@@ -174,6 +176,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       // kubeadm init/join run once: a later change of their configuration (a new version, new join
       // material, kubeletExtraArgs or taints of a joined node) changes nothing and is not an update.
       ignoreChanges: kind.runsOnce ? ["stdin"] : undefined,
+      retainOnDelete: src.retainOnDelete,
     }, former);
     commands.set(step.id, cmd);
     const endpointFrom = kind.endpointFrom;
@@ -294,6 +297,7 @@ export class Cluster extends pulumi.ComponentResource {
             context: (id) => contexts.get(id) as StepContext,
             early: (id) => scripts.get(id) as StepScripts,
             connection,
+            retainOnDelete: opts?.retainOnDelete === true,
           }, former),
     );
 

@@ -45,6 +45,11 @@ export interface StepCommandArgs {
   dependsOn: pulumi.Input<pulumi.Resource[]>;
   /** Inputs whose changes do not update the resource (Pulumi's ignoreChanges). */
   ignoreChanges?: string[];
+  /**
+   * The Cluster's own `retainOnDelete` (Pulumi does not pass it on to children): a delete drops the
+   * resource from the state without running its delete command.
+   */
+  retainOnDelete?: boolean;
   /** Values whose change replaces the resource; only for steps without a delete. */
   triggers?: pulumi.Input<unknown[]>;
 }
@@ -124,6 +129,7 @@ export function stepCommand(
     {
       parent,
       ...aliases,
+      ...(a.retainOnDelete ? { retainOnDelete: true } : {}),
       dependsOn: a.dependsOn,
       ...(a.ignoreChanges !== undefined ? { ignoreChanges: a.ignoreChanges } : {}),
       ...(a.secretOutput ? { additionalSecretOutputs: ["stdout", "stderr"] } : {}),

@@ -44,3 +44,13 @@ test("gone on a control-plane node is refused, saying what to do", () => {
   const args = clusterArgs({ nodes: [node("cp1", "control-plane", 1), node("cp2", "control-plane", 2, { gone: true })] });
   expect(() => new Cluster("c", args)).toThrow('node "cp2": gone: only a worker\'s machine can be written off this way');
 });
+
+test("retainOnDelete on the Cluster reaches every step (Pulumi passes only protect on to children)", async () => {
+  made.splice(0);
+  const c = new Cluster("r", clusterArgs(), { retainOnDelete: true });
+  await valueOf(c.nodes);
+  await settled();
+  const steps = made.filter((m) => m.name.startsWith("r-") && m.args.create !== undefined);
+  expect(steps.length).toBeGreaterThan(30);
+  expect(steps.filter((m) => m.opts.retainOnDelete !== true).map((m) => m.name)).toEqual([]);
+});
