@@ -5,7 +5,7 @@
 import { existsSync, unlinkSync, writeFileSync } from "fs";
 import { join } from "path";
 import { startNodeSshd, stopNodeSshd, hostPathOf } from "../nodes";
-import { CONTAINERD, CRIO, LAB_DIR, MIXED, kubeadmEvents, labDown, labUp, nodeFile, nodeTree, run, setLabClock, storeNodes, writeStack, type TestNode } from "./helpers";
+import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, MIXED, kubeadmEvents, labDown, labUp, nodeFile, nodeTree, run, setLabClock, storeNodes, writeStack, type TestNode } from "./helpers";
 
 jest.setTimeout(180_000);
 
@@ -134,4 +134,24 @@ test("a label dropped from the stack is removed from the Node; a joined node's k
   const labels = storeNodes()["cp-1"]?.metadata.labels ?? {};
   expect([labels["example.com/old"], labels["example.com/tier"]]).toEqual([undefined, "b"]);
   expect(storeNodes()["cp-1"]?.metadata.annotations["kubeadm.pulumi.com/labels"]).toBe("example.com/tier");
+});
+
+test("a machine whose hostname is not its Node name: every step targets the Node name (join, upgrade, drain, uncordon)", async () => {
+  const nodes: TestNode[] = [
+    { name: "cp-1", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
+    { name: "worker-1", role: "worker", criSocket: CONTAINERD, runtimes: ["containerd"], hostname: "machine-7" },
+  ];
+  const at = (version: string) => writeStack("hostname", version, nodes, LAB_INSTALLS);
+  await labUp(at("v1.33.2"));
+  const made = await run(at("v1.33.2"));
+  expect({ ok: made.ok, errors: made.errors, failed: made.resources.filter((r) => !r.ok).map((r) => r.name) }).toEqual({ ok: true, errors: [], failed: [] });
+  expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "worker-1"]);
+  // kubeadm registered the Node under its configured name, not the hostname.
+  expect(nodeFile("worker-1", "/var/lib/kubelet/kubeadm-flags.env")).toContain("--hostname-override=worker-1");
+  const upgraded = await run(at("v1.34.2"));
+  expect({ ok: upgraded.ok, errors: upgraded.errors, failed: upgraded.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ ok: true, errors: [], failed: [] });
+  expect([...upgraded.log, ...upgraded.engine.diagnostics].join("\n")).toContain("drained: kubelet v1.33.2 -> v1.34.2");
+  const worker = storeNodes()["worker-1"] as unknown as { spec: { unschedulable?: boolean }; status: { nodeInfo: { kubeletVersion: string } } };
+  expect({ unschedulable: worker.spec.unschedulable ?? false, kubelet: worker.status.nodeInfo.kubeletVersion }).toEqual({ unschedulable: false, kubelet: "v1.34.2" });
+  expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "worker-1"]);
 });

@@ -25,6 +25,8 @@ export interface TestNode {
   kubeletExtraArgs?: Array<{ name: string; value: string }>;
   /** The machine is gone (`gone: true` in the stack). */
   gone?: boolean;
+  /** The machine's hostname, when it is not the Node name (lab:nodes.<name>.hostname). */
+  hostname?: string;
 }
 
 export const CONTAINERD = "unix:///run/containerd/containerd.sock";
@@ -63,7 +65,7 @@ export function writeStack(name: string, version: string, nodes: TestNode[], ext
       ...(n.kubeletExtraArgs ? { kubeletExtraArgs: n.kubeletExtraArgs } : {}),
       ...(n.gone ? { gone: true } : {}),
     })),
-    "lab:nodes": Object.fromEntries(nodes.map((n) => [n.name, { runtimes: n.runtimes }])),
+    "lab:nodes": Object.fromEntries(nodes.map((n) => [n.name, { runtimes: n.runtimes, ...(n.hostname ? { hostname: n.hostname } : {}) }])),
     ...extra,
   };
   writeFileSync(file, stringify({ config }));

@@ -29,7 +29,7 @@ export function prepareNodeFiles(labDir: string, spec: NodeSpec, version: string
   fs.mkdirSync(path.join(p.root, "run", "sshd"), { recursive: true, mode: 0o755 });
   fs.writeFileSync(path.join(p.root, "etc", "lab-node", "kubeadm-version"), `${version}\n`);
   for (const cmd of STANDIN_COMMANDS) {
-    fs.writeFileSync(path.join(p.root, "usr", "local", "sbin", cmd), renderWrapper(cmd, labDir, spec.name, { launcher }), { mode: 0o755 });
+    fs.writeFileSync(path.join(p.root, "usr", "local", "sbin", cmd), renderWrapper(cmd, labDir, spec.name, { launcher, hostname: spec.hostname }), { mode: 0o755 });
   }
   generateKey(p.hostKey, `lab-node-${spec.name}`);
   const config = renderSshdConfig({

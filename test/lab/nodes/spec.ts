@@ -16,6 +16,8 @@ export interface NodeSpec {
   address: string;
   port: number;
   runtimes: Runtime[];
+  /** The machine's hostname, when it is not the node's name (the stand-ins see it as LAB_HOSTNAME). */
+  hostname?: string;
 }
 
 export interface LabSpec {

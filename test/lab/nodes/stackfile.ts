@@ -1,8 +1,8 @@
 /**
  * A lab from a Pulumi stack file: `config."kubeadm:nodes"` (name, host, port, criSocket, ...),
  * `config."kubeadm:kubernetesVersion"`, and the lab-only `config."lab:nodes"`:
- * `{ <node name>: { runtimes: [containerd|crio|cri-dockerd, ...] } }` saying which runtime sockets
- * exist on a node. Without it a node has the runtime its criSocket names, else containerd.
+ * `{ <node name>: { runtimes: [containerd|crio|cri-dockerd, ...], hostname?: "machine-7" } }` saying which
+ * runtime sockets exist on a node (and, optionally, a machine hostname other than the node's name). Without it a node has the runtime its criSocket names, else containerd.
  */
 import * as fs from "node:fs";
 import { parse } from "yaml";
@@ -41,7 +41,9 @@ export function labSpecFromStackText(text: string, where = "stack file"): LabSpe
     const address = typeof raw.host === "string" ? raw.host : addressOf(i);
     const port = raw.port === undefined ? 22 : Number(raw.port);
     const criSocket = typeof raw.criSocket === "string" ? raw.criSocket : undefined;
-    return { name, address, port, runtimes: runtimesOf(name, labNodes[name], criSocket, where) };
+    const lab = labNodes[name];
+    const hostname = isRecord(lab) && typeof lab.hostname === "string" ? lab.hostname : undefined;
+    return { name, address, port, runtimes: runtimesOf(name, lab, criSocket, where), ...(hostname !== undefined ? { hostname } : {}) };
   });
   for (const key of Object.keys(labNodes)) {
     if (!specs.some((n) => n.name === key)) throw new Error(`${where}: lab:nodes names ${key}, which is not in kubeadm:nodes`);

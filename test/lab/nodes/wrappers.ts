@@ -43,6 +43,8 @@ export interface WrapperOptions {
   launcher?: StandinLauncher;
   /** The node binary for `bundle`; default the one running this process. */
   nodeBinary?: string;
+  /** The machine's hostname when it is not the node's name (LAB_HOSTNAME for the stand-ins). */
+  hostname?: string;
 }
 
 /** The wrapper script for one stand-in command on one node. */
@@ -54,7 +56,7 @@ export function renderWrapper(command: string, labDir: string, node: string, o: 
   return [
     "#!/bin/bash",
     `# lab stand-in for ${command} on node ${node} (test/lab/nodes/wrappers.ts)`,
-    `exec env LAB_DIR=${shq(labDir)} LAB_NODE=${shq(node)} ${run} "$@"`,
+    `exec env LAB_DIR=${shq(labDir)} LAB_NODE=${shq(node)}${o.hostname !== undefined ? ` LAB_HOSTNAME=${shq(o.hostname)}` : ""} ${run} "$@"`,
     "",
   ].join("\n");
 }

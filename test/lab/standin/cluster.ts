@@ -8,7 +8,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { clockMs, labDir, nodeName, writeText } from "./common";
+import { clockMs, labDir, nodeName, writeText, hostname } from "./common";
 import { KubeletArg, NodeRegistration } from "./kubeadmconfig";
 import { FLAGS_ENV, renderFlagsEnv, writeInstanceConfig, writeKubeletConfig } from "./nodefiles";
 import { detectCriSocket, normaliseCriSocket } from "./cri";
@@ -135,7 +135,7 @@ export function writeKubeletStart(opts: {
   const own: KubeletArg[] = [];
   if (!opts.gateOn) own.push({ name: "container-runtime-endpoint", value: opts.endpoint });
   if (opts.minor <= 34) own.push({ name: "pod-infra-container-image", value: pauseImage(opts.minor) });
-  if (opts.name !== nodeName()) own.push({ name: "hostname-override", value: opts.name });
+  if (opts.name !== hostname()) own.push({ name: "hostname-override", value: opts.name });
   if (opts.registerTaints && opts.registerTaints.length > 0) own.push({ name: "register-with-taints", value: opts.registerTaints.map(taintArg).join(",") });
   writeText(FLAGS_ENV, renderFlagsEnv(own, opts.reg.kubeletExtraArgs, opts.minor), 0o644, 0o700);
   if (opts.gateOn) writeInstanceConfig(opts.endpoint);

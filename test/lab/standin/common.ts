@@ -23,6 +23,15 @@ export function labDir(): string {
   return d;
 }
 
+/**
+ * The machine's hostname: `LAB_HOSTNAME` when the lab gives the node one (lab:nodes.<name>.hostname),
+ * else the lab node's name. kubeadm takes it as the Node name when its configuration names none, and
+ * writes `--hostname-override` when the configured name differs.
+ */
+export function hostname(): string {
+  return process.env.LAB_HOSTNAME || nodeName();
+}
+
 export function nodeName(): string {
   const n = process.env.LAB_NODE;
   if (!n) throw new Fail("lab stand-in: LAB_NODE is not set", 2);

@@ -3,7 +3,7 @@
  * Validates and writes what kubeadm-facts.md says kubeadm of the installed minor does.
  */
 import * as fs from "fs";
-import { compareVersions, exists, installedVersion, labConfig, nodeName, p, parseCli, parseGoDuration, parseVersion, stepDuration, writeText } from "./common";
+import { compareVersions, exists, installedVersion, labConfig, nodeName, p, parseCli, parseGoDuration, parseVersion, stepDuration, writeText, hostname } from "./common";
 import { addToken, resolveCriSocket, joinCommand, kubeletStartPhase, newCA, newCertificateKey, newNode, nodeAddress, uploadCerts, CONTROL_PLANE_TAINT } from "./cluster";
 import { criPreflightError, socketExists } from "./cri";
 import { featureGatesOf, nodeRegistration, Obj, readConfigFile, renderClusterConfiguration, renderKubeletConfiguration } from "./kubeadmconfig";
@@ -56,7 +56,7 @@ export async function init(args: string[]): Promise<number> {
     };
   }
   const reg = nodeRegistration(initCfg);
-  const name = reg.name ?? nodeName();
+  const name = reg.name ?? hostname();
   const ignored = [
     ...reg.ignorePreflightErrors,
     ...(typeof cli.flags["ignore-preflight-errors"] === "string" ? (cli.flags["ignore-preflight-errors"] as string).split(",") : []),

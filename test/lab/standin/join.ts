@@ -4,7 +4,7 @@
  * joins need a controlPlaneEndpoint and an unexpired certificate key.
  */
 import { parse } from "yaml";
-import { clockMs, compareVersions, exists, failOnce, installedVersion, nodeName, parseCli, parseVersion, stepDuration, writeText } from "./common";
+import { clockMs, compareVersions, exists, failOnce, installedVersion, nodeName, parseCli, parseVersion, stepDuration, writeText, hostname } from "./common";
 import { CONTROL_PLANE_TAINT, resolveCriSocket, kubeletStartPhase, newNode, TOKEN_RE } from "./cluster";
 import { criPreflightError, socketExists } from "./cri";
 import { controlPlaneFileChecks } from "./init";
@@ -46,7 +46,7 @@ export async function join(args: string[]): Promise<number> {
     };
   }
   const reg = nodeRegistration(joinCfg);
-  const name = reg.name ?? nodeName();
+  const name = reg.name ?? hostname();
   const controlPlane = typeof joinCfg.controlPlane === "object" && joinCfg.controlPlane !== null;
   const bt = ((joinCfg.discovery as Obj | undefined)?.bootstrapToken ?? {}) as Obj;
   const token = String(bt.token ?? "");
