@@ -16,6 +16,12 @@ export interface Transitions {
   warnings: string[];
 }
 
+/** What a runtime switch does, in the words of a warning. */
+function switchWords(cluster: ValidCluster): string {
+  const files = cluster.nodeLocalCriSocket ? "instance-config.yaml and config.yaml" : "the --container-runtime-endpoint flag and the cri-socket annotation";
+  return `switch its container runtime in place: cordon and drain it, rewrite its kubelet files (${files}), restart and check the kubelet, uncordon it; one node at a time in the rollout line`;
+}
+
 /**
  * Compare the last `up`'s members with the plan.
  * @param last the members record read back (undefined: a new cluster, or a preview before the first `up` recorded it).
@@ -43,10 +49,13 @@ export function planTransitions(cluster: ValidCluster, last: MembersRecord | und
         }), then delete its Node object`,
       );
     } else if (old.criSocket !== undefined && n.criSocket !== undefined && old.criSocket !== n.criSocket) {
+      warnings.push(`node "${old.name}": criSocket ${old.criSocket} -> ${n.criSocket}: this up will ${switchWords(cluster)}`);
+    } else if (old.criSocket !== n.criSocket) {
+      // Declared on one side only: whether the endpoint changes is known on the node (the socket the
+      // kubelet uses now, or the one detection finds), so the preview names the possibility.
+      const detected = "detected on the node";
       warnings.push(
-        `node "${old.name}": criSocket ${old.criSocket} -> ${n.criSocket}: this up will switch its container runtime in place: cordon and drain it, rewrite its kubelet files (${
-          cluster.nodeLocalCriSocket ? "instance-config.yaml and config.yaml" : "the --container-runtime-endpoint flag and the cri-socket annotation"
-        }), restart and check the kubelet, uncordon it; one node at a time in the rollout line`,
+        `node "${old.name}": criSocket ${old.criSocket ?? detected} -> ${n.criSocket ?? detected}: if that is not the endpoint its kubelet uses now, this up will ${switchWords(cluster)}`,
       );
     }
   }

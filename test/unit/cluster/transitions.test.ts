@@ -42,7 +42,7 @@ test("the node that ran kubeadm init removed or moved: refused, saying why and w
 
 test("removed nodes and changed sockets are named; unchanged or new nodes are not", () => {
   const last = membersOf(cluster(base, "v1.33.2"));
-  const now = cluster([base[0], base[2], ["worker-1b", "worker"], ["worker-2", "worker", CRIO]] as Array<[string, string, string?]>);
+  const now = cluster([base[0], base[2], ["worker-1b", "worker"], base[3]] as Array<[string, string, string?]>);
   const t = planTransitions(now, last);
   expect(t.fromVersion).toBe("v1.33.2");
   expect(t.warnings).toEqual([
@@ -54,6 +54,20 @@ test("removed nodes and changed sockets are named; unchanged or new nodes are no
   ]);
   expect(planTransitions(cluster(base), last).warnings).toEqual([]);
   expect(planTransitions(cluster(base), undefined)).toEqual({ warnings: [] });
+});
+
+test("a criSocket declared where it was detected, or left to detection where it was declared, is named as a possible runtime switch", () => {
+  const last = membersOf(cluster(base));
+  // worker-2's socket was detected (containerd there); declaring CRI-O switches it in place, drain included.
+  const declared = cluster([base[0], base[1], base[2], ["worker-2", "worker", CRIO]] as Array<[string, string, string?]>);
+  const switchWords = "switch its container runtime in place: cordon and drain it, rewrite its kubelet files (instance-config.yaml and config.yaml), restart and check the kubelet, uncordon it; one node at a time in the rollout line";
+  expect(planTransitions(declared, last).warnings).toEqual([
+    `node "worker-2": criSocket detected on the node -> ${CRIO}: if that is not the endpoint its kubelet uses now, this up will ${switchWords}`,
+  ]);
+  const undeclared = cluster([base[0], base[1], ["worker-1", "worker"], base[3]] as Array<[string, string, string?]>);
+  expect(planTransitions(undeclared, last).warnings).toEqual([
+    `node "worker-1": criSocket ${CONTAINERD} -> detected on the node: if that is not the endpoint its kubelet uses now, this up will ${switchWords}`,
+  ]);
 });
 
 test("a skipped minor or a downgrade from the recorded version is refused", () => {
