@@ -123,10 +123,11 @@ interface StepSources {
   retainOnDelete: boolean;
 }
 
-/** What the registered steps give back: a step's stdout, a node's resolved CRI endpoint. */
+/** What the registered steps give back: a step's stdout, a node's resolved CRI endpoint, every step's resource. */
 interface RegisteredSteps {
   stdout(id: string): pulumi.Output<string>;
   endpoint(node: string): pulumi.Output<string>;
+  all: command.remote.Command[];
 }
 
 /**
@@ -185,7 +186,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       endpoints.set(step.node, declared !== undefined ? pulumi.output(declared) : cmd.stdout.apply((o) => endpointFrom(step.node, o)));
     }
   }
-  return { stdout: out, endpoint: (node) => endpoints.get(node) as pulumi.Output<string> };
+  return { stdout: out, endpoint: (node) => endpoints.get(node) as pulumi.Output<string>, all: [...commands.values()] };
 }
 
 /**
@@ -290,16 +291,20 @@ export class Cluster extends pulumi.ComponentResource {
         return { refused: message, transitions: { warnings: [] } as Transitions };
       }
     });
-    const registered = checked.apply((c) =>
-      c.refused !== undefined
-        ? undefined
-        : registerSteps(this, name, steps, {
-            context: (id) => contexts.get(id) as StepContext,
-            early: (id) => scripts.get(id) as StepScripts,
-            connection,
-            retainOnDelete: opts?.retainOnDelete === true,
-          }, former),
-    );
+    const registered = checked.apply((c) => {
+      const r =
+        c.refused !== undefined
+          ? undefined
+          : registerSteps(this, name, steps, {
+              context: (id) => contexts.get(id) as StepContext,
+              early: (id) => scripts.get(id) as StepScripts,
+              connection,
+              retainOnDelete: opts?.retainOnDelete === true,
+            }, former);
+      // At `up`, the members are recorded once every step succeeded (a refused plan keeps the old record).
+      recorded.recordMembers(r?.all);
+      return r;
+    });
 
     this.kubeconfig = pulumi.secret(registered.apply((r) => (r ? r.stdout(`${cp1Name}-kubeconfig`) : "")));
     this.provider =

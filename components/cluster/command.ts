@@ -60,7 +60,8 @@ const COMMAND_INPUTS = ["connection", "create", "update", "delete", "triggers", 
 /**
  * A Command that runs nothing (no create, update or delete) and only keeps `value` (JSON) in its stdin,
  * read back from the state: the component's records and the refusal of a plan. With `keep`, a recorded
- * value is never replaced by a new one (ignoreChanges).
+ * value is never replaced by a new one (ignoreChanges). With `dependsOn`, the value is recorded only
+ * once those resources succeeded (the engine registers nothing after a failed dependency).
  */
 export function valueCommand(
   parent: pulumi.Resource,
@@ -69,11 +70,12 @@ export function valueCommand(
   connection: pulumi.Input<inputs.remote.ConnectionArgs>,
   keep: boolean,
   formerNames: string[] = [],
+  dependsOn?: pulumi.Resource[],
 ): command.remote.Command {
   return new command.remote.Command(
     name,
     { connection, stdin: JSON.stringify(value), logging: "none", addPreviousOutputInEnv: false },
-    { parent, ignoreChanges: keep ? ["connection", "stdin"] : ["connection"], ...aliasesFor(formerNames) },
+    { parent, ignoreChanges: keep ? ["connection", "stdin"] : ["connection"], ...aliasesFor(formerNames), ...(dependsOn !== undefined ? { dependsOn } : {}) },
   );
 }
 

@@ -9,9 +9,13 @@
  *   (`ignoreChanges`), so it always reads back the first value: the preview refuses a plan whose first
  *   control-plane node is another one.
  * - `<cluster>-members`: the version, and each node's name, role and declared CRI socket, as the last
- *   `up` asked. At preview its changes are ignored, so it reads back the last `up`'s value and the
- *   component can say, before anything runs, which nodes a plan removes (drain, reset, delete) or
- *   switches to another runtime, and from which version it upgrades; an `up` records the new value.
+ *   `up` whose every step succeeded asked. At preview its changes are ignored, so it reads back that
+ *   value and the component can say, before anything runs, which nodes a plan removes (drain, reset,
+ *   delete) or switches to another runtime, and from which version it upgrades. An `up` records the new
+ *   value after every step (it depends on them all), so an `up` that failed midway (a blocked drain, a
+ *   failed `kubeadm upgrade apply`) leaves the old value: the next preview still names the switch and
+ *   the version step from where the cluster was (a skipped minor after a half-done upgrade is refused).
+ *   The deletes of removed nodes run after the program, so they are not covered.
  *
  * Nothing here decides the order of the rollout or whether a node is new: the nodes and the cluster
  * do that at run time.
@@ -48,8 +52,17 @@ export function membersOf(cluster: ValidCluster): MembersRecord {
 export interface Recorded {
   /** The node that ran `kubeadm init`: recorded when the cluster was first planned, never changed. */
   initNode: pulumi.Output<string | undefined>;
-  /** At preview: the last `up`'s members (undefined on a new cluster); at `up`: the value just recorded. */
+  /**
+   * At preview: the members the last `up` recorded once all its steps had succeeded (undefined on a new
+   * cluster); at `up`: undefined (not read: the record is written there, after the steps).
+   */
   lastMembers: pulumi.Output<MembersRecord | undefined>;
+  /**
+   * Record this program's members: at `up`, registered after `steps` (depending on each), so the value
+   * changes only when every one of them succeeded; `steps` undefined (a refused plan): the recorded
+   * value is kept. At preview it does nothing (the record was read). Call it exactly once.
+   */
+  recordMembers(steps: pulumi.Resource[] | undefined): void;
 }
 
 function record(name: string, value: unknown, connection: pulumi.Input<inputs.remote.ConnectionArgs>, keep: boolean, parent: pulumi.Resource, formerNames: string[]) {
@@ -77,12 +90,24 @@ export function records(
   const first = cluster.controlPlane[0]?.name;
   const former = (suffix: string) => formerClusterNames.map((f) => `${f}-${suffix}`);
   const init = record(`${clusterName}-init-node`, first, connection, true, parent, former("init-node"));
-  const members = record(`${clusterName}-members`, membersOf(cluster), connection, pulumi.runtime.isDryRun(), parent, former("members"));
+  const membersName = `${clusterName}-members`;
+  const initNode = init.apply((v) => (typeof v === "string" ? v : undefined));
+  if (!pulumi.runtime.isDryRun()) {
+    return {
+      initNode,
+      lastMembers: pulumi.output(undefined),
+      recordMembers: (steps) => {
+        valueCommand(parent, membersName, membersOf(cluster), connection, steps === undefined, former("members"), steps ?? []);
+      },
+    };
+  }
+  const members = record(membersName, membersOf(cluster), connection, true, parent, former("members"));
   return {
-    initNode: init.apply((v) => (typeof v === "string" ? v : undefined)),
+    initNode,
     lastMembers: members.apply((v) => {
       const m = v as MembersRecord | undefined;
       return m !== undefined && m !== null && typeof m === "object" && Array.isArray(m.nodes) && typeof m.version === "string" ? m : undefined;
     }),
+    recordMembers: () => undefined,
   };
 }

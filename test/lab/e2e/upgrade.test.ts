@@ -96,6 +96,15 @@ test("a drain that fails on the second worker stops the rollout there; a re-run 
   expect(upgrades().map((e) => e.split(" ")[0])).toEqual(["cp-1", "cp-2", "cp-3", "worker-1", "worker-2"]);
   expect(nodeFile("worker-2", "/etc/lab-node/kubelet-version")).toBe("v1.33.2\n");
   expect(nodeFile("worker-3", "/etc/lab-node/kubeadm-version")).toBe("v1.33.2\n");
+  // The component's record is of the last up that finished (this one failed midway): the preview of the
+  // re-run still says where the rollout started, and a further minor from a half-upgraded cluster (the
+  // control plane at v1.34.2, worker-3 at v1.33.2) is refused at preview, before anything runs.
+  const resumed = await run(at("v1.34.2"), "preview");
+  expect(resumed.ok).toBe(true);
+  expect((resumed.outputs["plan"] as string[]).join("\n")).toContain("v1.33.2 to v1.34.2: if the node is not at v1.34.2");
+  const skipped = await run(at("v1.35.0"), "preview");
+  expect(skipped.ok).toBe(false);
+  expect([...skipped.errors, ...skipped.engine.diagnostics].join("\n")).toContain("kubernetesVersion: cannot upgrade from v1.33.2 to v1.35.0: kubeadm upgrades one minor version at a time");
 
   await setDrainBlock("worker-2", undefined);
   const second = await run(at("v1.34.2"));
