@@ -78,6 +78,6 @@ export function checkInitNode(clusterName: string, cluster: ValidCluster, initNo
     : "it is no longer in nodes";
   throw new KubeadmConfigError(
     "nodes",
-    `node "${initNode}" ran kubeadm init for cluster "${clusterName}", but ${where}. The plan would run a second kubeadm init on "${first}" (a new, separate cluster) and reset "${initNode}", which holds the cluster's certificate authority and first etcd member. Nothing was changed. Put "${initNode}" back as the first control-plane node in nodes; every other node may be added, removed or reordered. Handing the init role to another node is not supported: the first control-plane node stays for the life of the cluster.`,
+    `node "${initNode}" ran kubeadm init for cluster "${clusterName}", but ${where}. The plan would run a second kubeadm init on "${first}" (a new, separate cluster) and reset "${initNode}", which holds the cluster's certificate authority and first etcd member. Nothing was changed. Put "${initNode}" back as the first control-plane node in nodes; every other node may be added, removed or reordered. Handing the init role to another node is not supported: the first control-plane node stays for the life of the cluster. (The node is recorded at the cluster's first up, before kubeadm init runs: if that up stopped before init succeeded on "${initNode}", nothing was made there; then pulumi state delete the "${clusterName}-init-node" resource (pulumi stack --show-urns lists its URN) and plan again.)`,
   );
 }

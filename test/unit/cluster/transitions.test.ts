@@ -34,6 +34,8 @@ test("the node that ran kubeadm init removed or moved: refused, saying why and w
   const moved = cluster([base[1], base[0], base[2], base[3]] as Array<[string, string, string?]>);
   expect(() => checkInitNode("prod", moved, "cp-1")).toThrow('it is no longer the first control-plane node in nodes ("cp-2" is now)');
   expect(() => checkInitNode("prod", moved, "cp-1")).toThrow('Put "cp-1" back as the first control-plane node in nodes');
+  // The record is made before init runs: a cluster whose first up stopped before init has a way out.
+  expect(() => checkInitNode("prod", moved, "cp-1")).toThrow('if that up stopped before init succeeded on "cp-1", nothing was made there; then pulumi state delete the "prod-init-node" resource');
   // Unchanged, or a new cluster: fine; other nodes may move.
   expect(() => checkInitNode("prod", cluster(base), "cp-1")).not.toThrow();
   expect(() => checkInitNode("prod", cluster([base[0], base[3], base[1]] as Array<[string, string, string?]>), "cp-1")).not.toThrow();
