@@ -1,8 +1,9 @@
 /**
  * Step kind `drain`, on the first control-plane node for each node, in the rollout line after the
  * node's `upgrade` step (kubeadm's documented order: kubeadm, `kubeadm upgrade`, drain, kubelet): cordon
- * and drain the node when its kubelet is about to change: a worker whose kubelet is not at the target
- * version, or any node whose container runtime is switched (its CRI endpoint changes). Decided from what
+ * and drain the node when its kubelet is about to change: a node whose kubelet is not at the target
+ * version (kubeadm's upgrade guide drains control-plane nodes too: they may run CoreDNS or, with
+ * `taints: []`, any workload), or whose container runtime is switched (its CRI endpoint changes). Decided from what
  * the node itself reported in its `upgrade` step, not from the stack. The node is marked as cordoned by
  * this component (annotation `kubeadm.pulumi.com/cordoned`), so that `node-metadata` uncordons only a
  * node this component cordoned, never one an operator cordoned.
@@ -79,15 +80,15 @@ export function endpointInUse(files: ReadonlyMap<string, FileState>): string | u
 
 /**
  * The drain step's stdin, from what the node's `upgrade` step printed: `drain <reason>` when the kubelet
- * is about to change (a worker not at `target`; any node whose endpoint in use differs from `endpoint`),
- * else `keep <reason>`. Never throws: output it cannot read means drain (the safe side).
+ * is about to change (the node not at `target`, whatever its role; its endpoint in use differs from
+ * `endpoint`), else `keep <reason>`. Never throws: output it cannot read means drain (the safe side).
  */
-export function drainVerdict(upgradeStdout: string, role: string, target: string, endpoint: string): string {
+export function drainVerdict(upgradeStdout: string, target: string, endpoint: string): string {
   try {
     const version = /^nodeVersion=(\S+)$/m.exec(upgradeStdout)?.[1];
     const inUse = endpointInUse(parseFileSnapshot(upgradeStdout));
     if (inUse !== undefined && !sameSocket(inUse, endpoint)) return `drain container runtime ${inUse} -> ${endpoint}\n`;
-    if (role === "worker" && version !== target) return `drain kubelet ${version ?? "unknown"} -> ${target}\n`;
+    if (version !== target) return `drain kubelet ${version ?? "unknown"} -> ${target}\n`;
     return `keep kubelet at ${target}, runtime unchanged\n`;
   } catch (e) {
     return `drain the node's state could not be read (${(e as Error).message.split("\n")[0]})\n`;
@@ -97,12 +98,12 @@ export function drainVerdict(upgradeStdout: string, role: string, target: string
 /** `drain`: cordon and drain a node whose kubelet is about to change. */
 export const drain: StepKind = {
   action: "drain",
-  summary: ({ cluster, node }) =>
-    `cordon and drain ${node.role === "worker" ? `if its kubelet is not at ${cluster.version.text} or ` : "if "}its container runtime is switched (a new criSocket) (a failed drain stops the rollout here, the node stays cordoned)`,
+  summary: ({ cluster }) =>
+    `cordon and drain if its kubelet is not at ${cluster.version.text} or its container runtime is switched (a new criSocket) (a failed drain stops the rollout here, the node stays cordoned)`,
   scripts: ({ node, settings }) =>
     drainScripts({ node: node.name, timeoutSeconds: settings.drainTimeoutSeconds, gracePeriodSeconds: settings.drainGracePeriodSeconds }),
   stdin: {
     reads: ({ node }) => [stepId(node.name, "upgrade")],
-    render: ({ cluster, node }, v) => drainVerdict(v.stdout(stepId(node.name, "upgrade")), node.role, cluster.version.text, v.endpoint),
+    render: ({ cluster, node }, v) => drainVerdict(v.stdout(stepId(node.name, "upgrade")), cluster.version.text, v.endpoint),
   },
 };

@@ -106,7 +106,7 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   };
 }
 
-/** `node-metadata`: uncordon (workers), labels, the cri-socket annotation. */
+/** `node-metadata`: uncordon (what this component cordoned), labels, the cri-socket annotation. */
 export const nodeMetadata: StepKind = {
   action: "node-metadata",
   summary: ({ cluster, node }) => {

@@ -88,6 +88,10 @@ test("upgrade: kubeadm first; a failed upgrade apply leaves every kubelet as it 
   expect([nodes["worker-1"]?.spec.unschedulable ?? false, nodes["worker-2"]?.spec.unschedulable ?? false]).toEqual([false, true]);
   for (const n of ["worker-1", "worker-2"]) expect(nodes[n]?.metadata.annotations["kubeadm.pulumi.com/cordoned"]).toBeUndefined();
   expect(said(done)).toContain("drained: kubelet v1.33.2 -> v1.34.2");
+  // Control-plane nodes too are drained before their kubelet's minor upgrade (kubeadm's upgrade guide),
+  // then uncordoned.
+  for (const n of ["cp-1", "cp-2"]) expect({ n, drained: new RegExp(`e2e-${n}-drain .*drained: kubelet v1\\.33\\.2 -> v1\\.34\\.2`).test(said(done)) }).toEqual({ n, drained: true });
+  expect([nodes["cp-1"]?.spec.unschedulable ?? false, nodes["cp-2"]?.spec.unschedulable ?? false]).toEqual([false, false]);
   // The admin kubeconfig output follows the certificate upgrade apply renewed.
   const kubeconfigAfter = nodeFile("cp-1", "/etc/kubernetes/admin.conf");
   expect(kubeconfigAfter).not.toBe(kubeconfigBefore);

@@ -19,18 +19,19 @@ const CONTAINERD = "unix:///run/containerd/containerd.sock";
 const CRIO = "unix:///var/run/crio/crio.sock";
 const CORDONED = "kubeadm.pulumi.com/cordoned";
 
-test("drain decision: a worker's new kubelet version, any node's runtime switch; nothing else", () => {
+test("drain decision: any node's new kubelet version, any node's runtime switch; nothing else", () => {
   const report = (version: string, endpoint: string) => `nodeVersion=${version}\n${snapshotOf(kubeadmFiles(true, endpoint))}`;
-  expect(drainVerdict(report("v1.33.2", CONTAINERD), "worker", "v1.34.2", CONTAINERD)).toBe("drain kubelet v1.33.2 -> v1.34.2\n");
-  expect(drainVerdict(report("v1.33.2", CONTAINERD), "control-plane", "v1.34.2", CONTAINERD)).toBe("keep kubelet at v1.34.2, runtime unchanged\n");
-  expect(drainVerdict(report("v1.34.2", CONTAINERD), "worker", "v1.34.2", CONTAINERD)).toBe("keep kubelet at v1.34.2, runtime unchanged\n");
-  expect(drainVerdict(report("v1.34.2", CONTAINERD), "control-plane", "v1.34.2", CRIO)).toBe(`drain container runtime ${CONTAINERD} -> ${CRIO}\n`);
+  // Any node whose kubelet changes version: kubeadm's upgrade guide drains control-plane nodes before
+  // their kubelet too (CoreDNS, or any workload with taints: []), not only workers.
+  expect(drainVerdict(report("v1.33.2", CONTAINERD), "v1.34.2", CONTAINERD)).toBe("drain kubelet v1.33.2 -> v1.34.2\n");
+  expect(drainVerdict(report("v1.34.2", CONTAINERD), "v1.34.2", CONTAINERD)).toBe("keep kubelet at v1.34.2, runtime unchanged\n");
+  expect(drainVerdict(report("v1.34.2", CONTAINERD), "v1.34.2", CRIO)).toBe(`drain container runtime ${CONTAINERD} -> ${CRIO}\n`);
   // Legacy files: the flag says which runtime the kubelet uses.
   const legacy = `nodeVersion=v1.34.2\n${snapshotOf(kubeadmFiles(false, CONTAINERD))}`;
-  expect(drainVerdict(legacy, "worker", "v1.34.2", CRIO)).toBe(`drain container runtime ${CONTAINERD} -> ${CRIO}\n`);
+  expect(drainVerdict(legacy, "v1.34.2", CRIO)).toBe(`drain container runtime ${CONTAINERD} -> ${CRIO}\n`);
   // /var/run and /run are the same socket; unreadable output drains (the safe side).
-  expect(drainVerdict(report("v1.34.2", "unix:///var/run/containerd/containerd.sock"), "worker", "v1.34.2", CONTAINERD)).toMatch(/^keep /);
-  expect(drainVerdict("pk-file /var/lib/kubelet/config.yaml 0000 eA==\n", "worker", "v1.34.2", CONTAINERD)).toMatch(/^drain the node's state could not be read/);
+  expect(drainVerdict(report("v1.34.2", "unix:///var/run/containerd/containerd.sock"), "v1.34.2", CONTAINERD)).toMatch(/^keep /);
+  expect(drainVerdict("pk-file /var/lib/kubelet/config.yaml 0000 eA==\n", "v1.34.2", CONTAINERD)).toMatch(/^drain the node's state could not be read/);
 });
 
 /** A kubectl stub over a Node whose unschedulable flag and cordon mark are given; records every write. */
