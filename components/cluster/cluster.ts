@@ -164,7 +164,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       scripts: resolved
         ? {
             create: resolved.apply((x) => x.create),
-            update: resolved.apply((x) => x.update ?? x.create),
+            update: resolved.apply((x) => (x.update !== x.create ? x.update : undefined)),
             ...(early.delete !== undefined ? { delete: resolved.apply((x) => x.delete as string) } : {}),
           }
         : early,

@@ -27,7 +27,8 @@ import type { Step } from "../plan/steps";
 /** A step's scripts (`StepScripts`), each known now or once an earlier step reported (init/join need the node's endpoint). */
 export interface StepScriptInputs {
   create: pulumi.Input<string>;
-  update?: pulumi.Input<string>;
+  /** Left out of the Command when it is the same string as `create` (an Output resolving to undefined: left out too). */
+  update?: pulumi.Input<string | undefined>;
   delete?: pulumi.Input<string>;
 }
 
@@ -83,8 +84,11 @@ function aliasesFor(formerNames: string[]): { aliases?: pulumi.Alias[] } {
 }
 
 /** The command text of a script that may not be known yet. */
-function wrap(script: pulumi.Input<string>): pulumi.Input<string> {
-  return typeof script === "string" ? remoteCommand(script) : pulumi.output(script).apply(remoteCommand);
+function wrap(script: pulumi.Input<string>): pulumi.Input<string>;
+function wrap(script: pulumi.Input<string | undefined>): pulumi.Input<string | undefined>;
+function wrap(script: pulumi.Input<string | undefined>): pulumi.Input<string | undefined> {
+  if (typeof script === "string") return remoteCommand(script);
+  return pulumi.output(script).apply((s) => (s === undefined ? undefined : remoteCommand(s)));
 }
 
 /**
@@ -119,7 +123,8 @@ export function stepCommand(
     {
       connection: a.connection,
       create: wrap(a.scripts.create),
-      ...(a.scripts.update !== undefined ? { update: wrap(a.scripts.update) } : {}),
+      // pulumi-command runs `create` on an update when `update` is unset: an update equal to it is left out.
+      ...(a.scripts.update !== undefined && a.scripts.update !== a.scripts.create ? { update: wrap(a.scripts.update) as pulumi.Input<string> } : {}),
       ...(a.scripts.delete !== undefined ? { delete: wrap(a.scripts.delete) } : {}),
       ...(a.stdin !== undefined ? { stdin: a.stdin } : {}),
       ...(a.triggers !== undefined ? { triggers: a.triggers } : {}),
