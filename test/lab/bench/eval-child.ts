@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const t0 = process.hrtime.bigint();
   const pulumi: typeof pulumiType = await import("@pulumi/pulumi");
   const mocks = await import("../../unit/helpers/mocks");
-  await mocks.installMocks({ nodeLocal: true });
+  await mocks.installMocks({ nodeLocal: true }, 0);
   pulumi.runtime.setAllConfig(evalConfig(n), ["kubeadm:sshPrivateKey"]);
   // The component's code loaded first, so loading (TypeScript, the SDKs) is apart from evaluation.
   const { clusterProgram } = await import("../../../program");
