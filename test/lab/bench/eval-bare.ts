@@ -8,6 +8,7 @@
  * Usage: tsx test/lab/bench/eval-bare.ts <commands>
  */
 import type * as pulumiType from "@pulumi/pulumi";
+import { runChild } from "./eval-child";
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2]);
@@ -30,12 +31,4 @@ async function main(): Promise<void> {
   );
 }
 
-if (require.main === module) {
-  main().then(
-    () => process.exit(0),
-    (e: unknown) => {
-      process.stderr.write(`eval-bare: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runChild("eval-bare", main);
