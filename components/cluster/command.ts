@@ -1,6 +1,8 @@
 /**
  * THE one place a `command.remote.Command` is made, with the safety defaults DESIGN.md asks for:
- * - scripts wrapped by `remoteCommand` (bash -c with one quoted argument; sudo -n for non-root users);
+ * - scripts wrapped by `remoteCommand` (bash -c with one quoted argument; sudo -n for non-root users),
+ *   which first reads the step's values off its stdin (`stdinWithValues`); the scripts are hidden from
+ *   `pulumi preview --diff` (`hideDiffs`), the values are not: a change reads as the changed value;
  * - secrets only on stdin, never in the command text; no `environment` (sshd usually refuses setenv);
  * - `addPreviousOutputInEnv: false` (it would also go through setenv);
  * - for steps whose output carries a secret: `additionalSecretOutputs: ["stdout", "stderr"]` and
@@ -37,8 +39,11 @@ export interface StepCommandArgs {
   step: Step;
   scripts: StepScriptInputs;
   connection: pulumi.Input<inputs.remote.ConnectionArgs>;
-  /** Data for the script (secret where it carries a secret). */
-  stdin?: pulumi.Input<string>;
+  /**
+   * The step's stdin: its values, `---`, then the script's data (`stdinWithValues`; secret where the
+   * data carries a secret). The command text reads the values off before the script starts.
+   */
+  stdin: pulumi.Input<string>;
   /** The step's stdout carries a secret (join material, kubeconfig). */
   secretOutput: boolean;
   /** The step's stdout is data for later steps (a file snapshot), too bulky to log. Ignored when secretOutput. */
@@ -87,9 +92,16 @@ function aliasesFor(formerNames: string[]): { aliases?: pulumi.Alias[] } {
 function wrap(script: pulumi.Input<string>): pulumi.Input<string>;
 function wrap(script: pulumi.Input<string | undefined>): pulumi.Input<string | undefined>;
 function wrap(script: pulumi.Input<string | undefined>): pulumi.Input<string | undefined> {
-  if (typeof script === "string") return remoteCommand(script);
-  return pulumi.output(script).apply((s) => (s === undefined ? undefined : remoteCommand(s)));
+  if (typeof script === "string") return remoteCommand(script, true);
+  return pulumi.output(script).apply((s) => (s === undefined ? undefined : remoteCommand(s, true)));
 }
+
+/**
+ * The inputs `pulumi preview --diff` does not print (Pulumi's `hideDiffs`, display only: a change still
+ * updates): the scripts. A change shows as `create (hidden)`, its meaning in the values at the head of
+ * stdin.
+ */
+const HIDDEN_FROM_DIFF = ["create", "update", "delete"];
 
 /**
  * Create the Command for one plan step, named `<cluster>-<step id>`, parented to the component.
@@ -126,7 +138,7 @@ export function stepCommand(
       // pulumi-command runs `create` on an update when `update` is unset: an update equal to it is left out.
       ...(a.scripts.update !== undefined && a.scripts.update !== a.scripts.create ? { update: wrap(a.scripts.update) as pulumi.Input<string> } : {}),
       ...(a.scripts.delete !== undefined ? { delete: wrap(a.scripts.delete) } : {}),
-      ...(a.stdin !== undefined ? { stdin: a.stdin } : {}),
+      stdin: a.stdin,
       ...(a.triggers !== undefined ? { triggers: a.triggers } : {}),
       addPreviousOutputInEnv: false,
       logging: a.secretOutput ? "none" : a.dataOutput ? "stderr" : "stdoutAndStderr",
@@ -138,6 +150,7 @@ export function stepCommand(
       dependsOn: a.dependsOn,
       ...(a.ignoreChanges !== undefined ? { ignoreChanges: a.ignoreChanges } : {}),
       ...(a.secretOutput ? { additionalSecretOutputs: ["stdout", "stderr"] } : {}),
+      hideDiffs: HIDDEN_FROM_DIFF,
     },
   );
 }

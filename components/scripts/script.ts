@@ -35,10 +35,34 @@ export function renderScript(node: string, body: string[], options: RenderOption
   ].join("\n");
 }
 
+/** The line that ends a step's values at the head of its stdin ({@link stdinWithValues}). */
+export const VALUES_END = "---";
+
+/**
+ * A step's stdin: a title line, its values as `name: value` lines, the line `---`, then its data (may
+ * be empty). The values are there for people: `pulumi preview --diff` shows a changed stdin line by
+ * line, so a version or socket change reads as the changed value (the scripts themselves are hidden
+ * from the diff). The command text made with `remoteCommand(script, true)` reads them off before the
+ * script starts, so the script sees only the data.
+ *
+ * @param title e.g. `pulumi-kubeadm step upgrade on node w-1`; one line.
+ * @param values names and values, one line each (no newline in them).
+ * @throws Error when the title or a value holds a newline or is the `---` line itself.
+ */
+export function stdinWithValues(title: string, values: Array<[string, string]>, data: string): string {
+  const lines = [title, ...values.map(([k, v]) => `${k}: ${v}`)];
+  for (const l of lines) {
+    if (l.includes("\n") || l === VALUES_END) throw new Error(`stdinWithValues: ${JSON.stringify(l)} is not one line of values`);
+  }
+  return `${lines.join("\n")}\n${VALUES_END}\n${data}`;
+}
+
 /**
  * The command text for `command.remote.Command`: the script as one quoted argument to `bash -c`, run
- * through `sudo -n` when the SSH user is not root. Secrets never go in here: they go on stdin.
+ * through `sudo -n` when the SSH user is not root. Secrets never go in here: they go on stdin. With
+ * `valuesOnStdin`, the login shell first reads stdin up to the `---` line ({@link stdinWithValues}).
  */
-export function remoteCommand(script: string): string {
-  return `exec $([ "$(id -u)" -eq 0 ] || echo sudo -n) bash -c ${shellQuote(script)} pulumi-kubeadm`;
+export function remoteCommand(script: string, valuesOnStdin = false): string {
+  const skip = valuesOnStdin ? `while IFS= read -r pk_line && [ "$pk_line" != '${VALUES_END}' ]; do :; done; ` : "";
+  return `${skip}exec $([ "$(id -u)" -eq 0 ] || echo sudo -n) bash -c ${shellQuote(script)} pulumi-kubeadm`;
 }

@@ -88,6 +88,7 @@ function detectedEndpoint(node: string, stdout: string): string {
 /** `prepare`: check kubeadm, settle the CRI socket (declared, or detected as kubeadm does). */
 export const prepare: StepKind = {
   action: "prepare",
+  shows: ["kubernetesVersion", "criSocket", "NodeLocalCRISocket"],
   summary: ({ node }) =>
     `check kubeadm is installed and the CRI socket (${
       node.criSocket !== undefined ? `declared ${node.criSocket}` : "detected on the node as kubeadm does"

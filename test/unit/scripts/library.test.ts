@@ -8,17 +8,10 @@ import { join } from "path";
 import { validateCluster } from "../../../components/kubeadm/validate";
 import type { ClusterSpec } from "../../../components/kubeadm/types";
 import { buildPlan, type Step } from "../../../components/plan/steps";
-import type { StepContext, StepSettings } from "../../../components/steps/kind";
+import type { StepContext } from "../../../components/steps/kind";
+import { STEP_SETTINGS } from "../helpers/fixtures";
 import { remoteCommand } from "../../../components/scripts/script";
 import { runBash, sandbox } from "./bash";
-
-const SETTINGS: StepSettings = {
-  joinTokenTtl: "2h0m0s",
-  kubeletSettleSeconds: 10,
-  drainTimeoutSeconds: 300,
-  kubeadmInstall: () => "apt-get install -y kubeadm={version}-*",
-  kubeletInstall: () => "apt-get install -y kubelet={version}-* kubectl={version}-*",
-};
 
 const SPEC = {
   kubernetesVersion: "v1.34.2",
@@ -44,9 +37,9 @@ function commandTexts(): { steps: Step[]; texts: Map<string, string[]>; sha: str
   for (const step of steps) {
     const node = cluster.nodes.find((n) => n.name === step.node);
     if (node === undefined) throw new Error(step.id);
-    const ctx: StepContext = { cluster, node, step, settings: SETTINGS, owner: `c-${step.id}`, formerOwners: [], resourceName: (id) => `c-${id}` };
+    const ctx: StepContext = { cluster, node, step, settings: STEP_SETTINGS, owner: `c-${step.id}`, formerOwners: [], resourceName: (id) => `c-${id}` };
     const s = step.kind.scripts(ctx, node.criSocket ?? "unix:///var/run/containerd/containerd.sock");
-    texts.set(step.id, [s.create, s.update, s.delete].filter((t): t is string => t !== undefined).map(mods.script.remoteCommand));
+    texts.set(step.id, [s.create, s.update, s.delete].filter((t): t is string => t !== undefined).map((t) => mods.script.remoteCommand(t)));
   }
   return { steps, texts, sha: mods.library.LIBRARY_SHA256 };
 }
