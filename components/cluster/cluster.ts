@@ -13,6 +13,8 @@ import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
 import type { StepScripts } from "../scripts/types";
 import { DEFAULT_KUBEADM_INSTALL_COMMAND, DEFAULT_KUBELET_INSTALL_COMMAND } from "../scripts/install";
 import type { RunValues, StepContext, StepSettings } from "../steps/kind";
+import { stepValues } from "../steps/values";
+import { stdinWithValues } from "../scripts/script";
 import { stepCommand, valueCommand } from "./command";
 import { nodeConnection } from "./connection";
 import { records } from "./records";
@@ -130,6 +132,18 @@ interface RegisteredSteps {
   all: command.remote.Command[];
 }
 
+/** The run-time values of a step's stdin: the node's endpoint and the stdout of the steps it reads. */
+function runValues(stepId: string, endpoint: pulumi.Output<string>, reads: string[], out: (id: string) => pulumi.Output<string>): pulumi.Output<RunValues> {
+  return pulumi.all([endpoint, ...reads.map(out)]).apply(([ep, ...outs]): RunValues => ({
+    endpoint: ep as string,
+    stdout: (id) => {
+      const i = reads.indexOf(id);
+      if (i < 0) throw new Error(`${stepId}: reads ${id}, which its kind does not name in stdin.reads`);
+      return outs[i] as string;
+    },
+  }));
+}
+
 /**
  * One `command.remote.Command` per plan step, in plan order. The component only loops over the plan:
  * what a step reads, runs and deletes is its kind's (components/steps).
@@ -142,22 +156,24 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     const kind = step.kind;
     const ctx = src.context(step.id);
     if (step.frozen) {
-      commands.set(step.id, stepCommand(parent, name, { step, scripts: { create: "" }, connection: src.connection(step.runsOn), secretOutput: false, dependsOn: [] }, former));
+      commands.set(step.id, stepCommand(parent, name, { step, scripts: { create: "" }, stdin: "", connection: src.connection(step.runsOn), secretOutput: false, dependsOn: [] }, former));
       if (kind.endpointFrom !== undefined) endpoints.set(step.node, pulumi.output(ctx.node.criSocket ?? "unknown (the machine is gone)"));
       continue;
     }
     const endpoint = endpoints.get(step.node) as pulumi.Output<string>;
-    const reads = kind.stdin?.reads?.(ctx) ?? [];
-    const values = pulumi.all([endpoint, ...reads.map(out)]).apply(([ep, ...outs]): RunValues => ({
-      endpoint: ep as string,
-      stdout: (id) => {
-        const i = reads.indexOf(id);
-        if (i < 0) throw new Error(`${step.id}: reads ${id}, which its kind does not name in stdin.reads`);
-        return outs[i] as string;
-      },
-    }));
     const stdinSpec = kind.stdin;
-    const stdin = stdinSpec === undefined ? undefined : values.apply((v) => stdinSpec.render(ctx, v));
+    // Only a step with stdin data waits for the values it is made from (every Output costs the SDK a few promises).
+    const data = stdinSpec === undefined ? undefined : runValues(step.id, endpoint, stdinSpec.reads?.(ctx) ?? [], out).apply((v) => stdinSpec.render(ctx, v));
+    // The step's values head its stdin (shown by `pulumi preview --diff`), known now when its endpoint is.
+    const withValues = (ep: string, d: string) => {
+      const v = stepValues(ctx, ep);
+      return stdinWithValues(v.title, v.values, d);
+    };
+    const knownEndpoint = ctx.node.criSocket ?? (kind.endpointFrom !== undefined ? "" : undefined);
+    const stdin =
+      data === undefined && knownEndpoint !== undefined
+        ? withValues(knownEndpoint, "")
+        : pulumi.all([endpoint ?? "", data ?? ""]).apply(([ep, d]) => withValues(ep, d));
     const early = src.early(step.id);
     const resolved = kind.scriptsUseEndpoint ? endpoint.apply((ep) => kind.scripts(ctx, ep)) : undefined;
     const cmd = stepCommand(parent, name, {
@@ -165,12 +181,12 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       scripts: resolved
         ? {
             create: resolved.apply((x) => x.create),
-            update: resolved.apply((x) => x.update ?? x.create),
+            update: resolved.apply((x) => (x.update !== x.create ? x.update : undefined)),
             ...(early.delete !== undefined ? { delete: resolved.apply((x) => x.delete as string) } : {}),
           }
         : early,
       connection: src.connection(step.runsOn),
-      ...(stdin !== undefined ? { stdin: stdinSpec?.secret ? pulumi.secret(stdin) : stdin } : {}),
+      stdin: stdinSpec?.secret ? pulumi.secret(stdin) : stdin,
       secretOutput: kind.secretOutput === true,
       dataOutput: kind.dataOutput,
       dependsOn: step.after.map((id) => commands.get(id) as command.remote.Command),
@@ -270,7 +286,15 @@ export class Cluster extends pulumi.ComponentResource {
       }
     }
     const cp1Name = (cluster.controlPlane[0] as ValidNode).name;
-    const connection = (node: string) => nodeConnection(nodeArgs.get(node) as NodeArgs, args.ssh);
+    // One connection (and one secret private key Output) per node, shared by its steps.
+    const connections = new Map<string, ReturnType<typeof nodeConnection>>();
+    const connection = (node: string) => {
+      const known = connections.get(node);
+      if (known !== undefined) return known;
+      const made = nodeConnection(nodeArgs.get(node) as NodeArgs, args.ssh);
+      connections.set(node, made);
+      return made;
+    };
 
     // What the last `up` recorded (in the state, read back through the engine): the init node, and at
     // preview the members and version. Every step waits for this check; a failed check registers nothing.

@@ -1,6 +1,8 @@
 /**
  * THE one place a `command.remote.Command` is made, with the safety defaults DESIGN.md asks for:
- * - scripts wrapped by `remoteCommand` (bash -c with one quoted argument; sudo -n for non-root users);
+ * - scripts wrapped by `remoteCommand` (bash -c with one quoted argument; sudo -n for non-root users),
+ *   which first reads the step's values off its stdin (`stdinWithValues`); the scripts are hidden from
+ *   `pulumi preview --diff` (`hideDiffs`), the values are not: a change reads as the changed value;
  * - secrets only on stdin, never in the command text; no `environment` (sshd usually refuses setenv);
  * - `addPreviousOutputInEnv: false` (it would also go through setenv);
  * - for steps whose output carries a secret: `additionalSecretOutputs: ["stdout", "stderr"]` and
@@ -27,7 +29,8 @@ import type { Step } from "../plan/steps";
 /** A step's scripts (`StepScripts`), each known now or once an earlier step reported (init/join need the node's endpoint). */
 export interface StepScriptInputs {
   create: pulumi.Input<string>;
-  update?: pulumi.Input<string>;
+  /** Left out of the Command when it is the same string as `create` (an Output resolving to undefined: left out too). */
+  update?: pulumi.Input<string | undefined>;
   delete?: pulumi.Input<string>;
 }
 
@@ -36,8 +39,11 @@ export interface StepCommandArgs {
   step: Step;
   scripts: StepScriptInputs;
   connection: pulumi.Input<inputs.remote.ConnectionArgs>;
-  /** Data for the script (secret where it carries a secret). */
-  stdin?: pulumi.Input<string>;
+  /**
+   * The step's stdin: its values, `---`, then the script's data (`stdinWithValues`; secret where the
+   * data carries a secret). The command text reads the values off before the script starts.
+   */
+  stdin: pulumi.Input<string>;
   /** The step's stdout carries a secret (join material, kubeconfig). */
   secretOutput: boolean;
   /** The step's stdout is data for later steps (a file snapshot), too bulky to log. Ignored when secretOutput. */
@@ -85,9 +91,19 @@ function aliasesFor(formerNames: string[]): { aliases?: pulumi.Alias[] } {
 }
 
 /** The command text of a script that may not be known yet. */
-function wrap(script: pulumi.Input<string>): pulumi.Input<string> {
-  return typeof script === "string" ? remoteCommand(script) : pulumi.output(script).apply(remoteCommand);
+function wrap(script: pulumi.Input<string>): pulumi.Input<string>;
+function wrap(script: pulumi.Input<string | undefined>): pulumi.Input<string | undefined>;
+function wrap(script: pulumi.Input<string | undefined>): pulumi.Input<string | undefined> {
+  if (typeof script === "string") return remoteCommand(script, true);
+  return pulumi.output(script).apply((s) => (s === undefined ? undefined : remoteCommand(s, true)));
 }
+
+/**
+ * The inputs `pulumi preview --diff` does not print (Pulumi's `hideDiffs`, display only: a change still
+ * updates): the scripts. A change shows as `create (hidden)`, its meaning in the values at the head of
+ * stdin.
+ */
+const HIDDEN_FROM_DIFF = ["create", "update", "delete"];
 
 /**
  * Create the Command for one plan step, named `<cluster>-<step id>`, parented to the component.
@@ -121,9 +137,10 @@ export function stepCommand(
     {
       connection: a.connection,
       create: wrap(a.scripts.create),
-      ...(a.scripts.update !== undefined ? { update: wrap(a.scripts.update) } : {}),
+      // pulumi-command runs `create` on an update when `update` is unset: an update equal to it is left out.
+      ...(a.scripts.update !== undefined && a.scripts.update !== a.scripts.create ? { update: wrap(a.scripts.update) as pulumi.Input<string> } : {}),
       ...(a.scripts.delete !== undefined ? { delete: wrap(a.scripts.delete) } : {}),
-      ...(a.stdin !== undefined ? { stdin: a.stdin } : {}),
+      stdin: a.stdin,
       ...(a.triggers !== undefined ? { triggers: a.triggers } : {}),
       addPreviousOutputInEnv: false,
       logging: a.secretOutput ? "none" : a.dataOutput ? "stderr" : "stdoutAndStderr",
@@ -135,6 +152,7 @@ export function stepCommand(
       dependsOn: a.dependsOn,
       ...(a.ignoreChanges !== undefined ? { ignoreChanges: a.ignoreChanges } : {}),
       ...(a.secretOutput ? { additionalSecretOutputs: ["stdout", "stderr"] } : {}),
+      hideDiffs: HIDDEN_FROM_DIFF,
     },
   );
 }

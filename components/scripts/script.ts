@@ -1,63 +1,68 @@
 /**
- * Assembles a node script: header, the lib.sh functions it calls, its body. And wraps a script into
- * the command text a `command.remote.Command` runs.
+ * Assembles a node script: header, the shell library (installed or loaded, library.ts), its body. And
+ * wraps a script into the command text a `command.remote.Command` runs.
  */
-import { readFileSync } from "fs";
-import { join } from "path";
 import { shellQuote } from "./quote";
+import { LIBRARY_PATH, PK_STATE_DIR, libraryInstallLines, libraryLoadLines } from "./library";
 
-/** Where pulumi-kubeadm keeps its own state on a node (run markers, logs, backups). Mode 0700. */
-export const PK_STATE_DIR = "/var/lib/pulumi-kubeadm";
+export { PK_STATE_DIR } from "./library";
 
-/** lib.sh's functions by name, each the text from `name() {` to its closing `}` line. */
-const LIB: ReadonlyMap<string, string> = (() => {
-  const text = readFileSync(join(__dirname, "lib.sh"), "utf8");
-  const found = new Map<string, string>();
-  for (const m of text.matchAll(/^(pk_[a-z_]+)\(\) \{\n[\s\S]*?\n\}$/gm)) {
-    found.set(m[1], m[0]);
-  }
-  return found;
-})();
-
-/** The lib.sh functions `text` calls, directly or through other lib functions, in lib.sh order. */
-function libFunctionsFor(text: string): string[] {
-  const wanted = new Set<string>();
-  const visit = (t: string) => {
-    for (const [name, body] of LIB) {
-      if (!wanted.has(name) && new RegExp(`\\b${name}\\b`).test(t)) {
-        wanted.add(name);
-        visit(body);
-      }
-    }
-  };
-  visit(text);
-  return [...LIB.keys()].filter((n) => wanted.has(n)).map((n) => LIB.get(n) as string);
+/** Options of {@link renderScript}. */
+export interface RenderOptions {
+  /** The node's first step (`prepare`): install lib.sh when missing, instead of only loading it. */
+  installLibrary?: boolean;
 }
 
 /**
- * A complete bash script: `set -euo pipefail`, `PK_NODE` and `PK_STATE_DIR`, the lib.sh functions the
- * body calls, then the body lines.
+ * A complete bash script: `set -euo pipefail`, `PK_NODE`, `PK_STATE_DIR` and `PK_LIB` (the library's
+ * content-addressed path), the line that loads lib.sh (or installs it, for the node's first step),
+ * then the body lines. The library itself is not in the text: its sha256 is (LIBRARY_SHA256), so a new
+ * lib.sh changes every script.
  *
  * @param node the node's name (quoted with shellQuote; appears in every message the script prints).
  * @param body bash lines; every interpolated value in them must already be shellQuote'd.
  */
-export function renderScript(node: string, body: string[]): string {
-  const text = body.join("\n");
+export function renderScript(node: string, body: string[], options: RenderOptions = {}): string {
   return [
     "set -euo pipefail",
     `PK_NODE=${shellQuote(node)}`,
     `PK_STATE_DIR=${PK_STATE_DIR}`,
+    `PK_LIB=${LIBRARY_PATH}`,
     "umask 0077",
-    ...libFunctionsFor(text),
-    text,
+    ...(options.installLibrary ? libraryInstallLines() : libraryLoadLines()),
+    body.join("\n"),
     "",
   ].join("\n");
 }
 
+/** The line that ends a step's values at the head of its stdin ({@link stdinWithValues}). */
+export const VALUES_END = "---";
+
+/**
+ * A step's stdin: a title line, its values as `name: value` lines, the line `---`, then its data (may
+ * be empty). The values are there for people: `pulumi preview --diff` shows a changed stdin line by
+ * line, so a version or socket change reads as the changed value (the scripts themselves are hidden
+ * from the diff). The command text made with `remoteCommand(script, true)` reads them off before the
+ * script starts, so the script sees only the data.
+ *
+ * @param title e.g. `pulumi-kubeadm step upgrade on node w-1`; one line.
+ * @param values names and values, one line each (no newline in them).
+ * @throws Error when the title or a value holds a newline or is the `---` line itself.
+ */
+export function stdinWithValues(title: string, values: Array<[string, string]>, data: string): string {
+  const lines = [title, ...values.map(([k, v]) => `${k}: ${v}`)];
+  for (const l of lines) {
+    if (l.includes("\n") || l === VALUES_END) throw new Error(`stdinWithValues: ${JSON.stringify(l)} is not one line of values`);
+  }
+  return `${lines.join("\n")}\n${VALUES_END}\n${data}`;
+}
+
 /**
  * The command text for `command.remote.Command`: the script as one quoted argument to `bash -c`, run
- * through `sudo -n` when the SSH user is not root. Secrets never go in here: they go on stdin.
+ * through `sudo -n` when the SSH user is not root. Secrets never go in here: they go on stdin. With
+ * `valuesOnStdin`, the login shell first reads stdin up to the `---` line ({@link stdinWithValues}).
  */
-export function remoteCommand(script: string): string {
-  return `exec $([ "$(id -u)" -eq 0 ] || echo sudo -n) bash -c ${shellQuote(script)} pulumi-kubeadm`;
+export function remoteCommand(script: string, valuesOnStdin = false): string {
+  const skip = valuesOnStdin ? `while IFS= read -r pk_line && [ "$pk_line" != '${VALUES_END}' ]; do :; done; ` : "";
+  return `${skip}exec $([ "$(id -u)" -eq 0 ] || echo sudo -n) bash -c ${shellQuote(script)} pulumi-kubeadm`;
 }

@@ -96,6 +96,7 @@ export function clusterConfigScripts(node: string): StepScripts {
 /** `cluster-config-read`: the kubeadm-config ConfigMap as it is now (data for `cluster-config`). */
 export const clusterConfigRead: StepKind = {
   action: "cluster-config-read",
+  shows: ["kubernetesVersion", "NodeLocalCRISocket"],
   summary: () => "read the kubeadm-config ConfigMap (ClusterConfiguration, resourceVersion)",
   scripts: ({ cluster, node }) =>
     clusterConfigReadScripts(node.name, `${cluster.version.text} NodeLocalCRISocket=${cluster.kubeadmFeatureGates.NodeLocalCRISocket ?? "default"}`),

@@ -24,6 +24,7 @@ export function initScripts(i: { node: string; criSocket: string; version: strin
 /** `init`: the cluster is made here, once. */
 export const init: StepKind = {
   action: "init",
+  shows: ["kubernetesVersion", "criSocket", "NodeLocalCRISocket"],
   summary: ({ cluster }) => `kubeadm init ${cluster.version.text} (${modeWords(cluster)}), once`,
   scripts: ({ cluster, node, step, owner, formerOwners }, endpoint) =>
     initScripts({ node: node.name, criSocket: endpoint, version: cluster.version.text, scope: step.id, owner, formerOwners }),

@@ -38,6 +38,7 @@ export function joinStdin(validUntil: number | undefined, configuration: string)
 /** `join`: the node joins the cluster, once. */
 export const join: StepKind = {
   action: "join",
+  shows: ["kubernetesVersion", "criSocket"],
   summary: ({ cluster, node }) => `kubeadm join${node.role === "control-plane" ? " --control-plane" : ""} ${cluster.version.text}, once`,
   scripts: ({ cluster, node, step, owner, formerOwners, resourceName }, endpoint) =>
     joinScripts({

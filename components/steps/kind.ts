@@ -88,6 +88,9 @@ export interface PlanWords {
   change: string;
 }
 
+/** A value a step's scripts depend on, that the step shows at the head of its stdin (so in `pulumi preview --diff`). */
+export type ShownValue = "kubernetesVersion" | "criSocket" | "NodeLocalCRISocket";
+
 /** A step kind: everything the plan and the component need about one kind of step. */
 export interface StepKind {
   action: StepAction;
@@ -116,6 +119,12 @@ export interface StepKind {
   dataOutput?: boolean;
   /** kubeadm init/join run once: a later change of their stdin (configuration) is not an update. */
   runsOnce?: boolean;
+  /**
+   * The values whose change changes this kind's scripts or stdin, in words at the head of the step's
+   * stdin (components/steps/values.ts), where `pulumi preview --diff` shows them. Only values that change
+   * the step's inputs anyway: another one would make the step run again for nothing.
+   */
+  shows?: readonly ShownValue[];
   /** For the prepare step: the node's CRI endpoint, read from its stdout (declared ones are used as given). */
   endpointFrom?(node: string, stdout: string): string;
 }

@@ -24,6 +24,7 @@ export function kubeconfigScripts(node: string, version: string): StepScripts {
 /** `kubeconfig`: the admin kubeconfig, secret. */
 export const kubeconfig: StepKind = {
   action: "kubeconfig",
+  shows: ["kubernetesVersion"],
   summary: ({ cluster }) => `read the admin kubeconfig (secret), again after every upgrade (upgrade apply renews its certificate; at ${cluster.version.text})`,
   scripts: ({ cluster, node }) => kubeconfigScripts(node.name, cluster.version.text),
   secretOutput: true,

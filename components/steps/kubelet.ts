@@ -53,6 +53,7 @@ export function kubeletScripts(input: KubeletInput): StepScripts {
 /** `kubelet`: the kubelet and kubectl to the target, restarted and checked; then the kubelet files read. */
 export const kubelet: StepKind = {
   action: "kubelet",
+  shows: ["kubernetesVersion", "criSocket", "NodeLocalCRISocket"],
   summary: ({ cluster }) =>
     `if the node is not at ${cluster.version.text}: the kubelet and kubectl packages (restarted with its files in the next step); then read the kubelet files`,
   scripts: ({ cluster, node, settings }, endpoint) => {

@@ -74,6 +74,7 @@ export function kubeletFilesScripts(node: string, settleSeconds: number, nodeLoc
 /** `kubelet-files`: the kubelet files as this version's kubeadm leaves them (and finished where it stops short). */
 export const kubeletFiles: StepKind = {
   action: "kubelet-files",
+  shows: ["kubernetesVersion", "NodeLocalCRISocket"],
   summary: ({ cluster }) =>
     cluster.nodeLocalCriSocket
       ? `${gateWords(cluster)}: instance-config.yaml with the node's endpoint, config.yaml containerRuntimeEndpoint, no --container-runtime-endpoint in kubeadm-flags.env (backup, atomic replace; kubelet restarted and checked only on a change or a new kubelet, backups restored if it fails; the version recorded)`

@@ -109,6 +109,7 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
 /** `node-metadata`: uncordon (what this component cordoned), labels, the cri-socket annotation. */
 export const nodeMetadata: StepKind = {
   action: "node-metadata",
+  shows: ["kubernetesVersion", "criSocket", "NodeLocalCRISocket"],
   summary: ({ cluster, node }) => {
     const labels = Object.keys(node.labels).length;
     return `uncordon if this component cordoned it; ${labels > 0 ? `set ${labels} label(s); ` : ""}${cluster.nodeLocalCriSocket ? "remove" : "set"} the kubeadm.alpha.kubernetes.io/cri-socket annotation`;

@@ -29,7 +29,8 @@ export interface PrepareInput {
 }
 
 /**
- * The prepare script. Prints `criSocket=<endpoint>`, `kubeadmVersion=<kubeadm version -o short>` and
+ * The prepare script, the node's first step: installs the shell library (lib.sh, content-addressed,
+ * library.ts) that every later step on the node loads. Prints `criSocket=<endpoint>`, `kubeadmVersion=<kubeadm version -o short>` and
  * `kubeletVersion=<the installed kubelet's version>` (empty when no kubelet is installed), then checks
  * kubeadm's version rules on the node and in the cluster (`pk_version_rules`: the kubelet's skew against
  * the API server and the target, and on the first control-plane node the cluster's version step). A
@@ -66,7 +67,7 @@ export function prepareScripts(input: PrepareInput): StepScripts {
     `printf 'kubeletVersion=%s\\n' "$kubelet"`,
     `pk_version_rules ${shellQuote(input.version)} "$kubelet" ${input.firstControlPlane ? "yes" : "no"}`,
   ];
-  return { create: renderScript(input.node, body) };
+  return { create: renderScript(input.node, body, { installLibrary: true }) };
 }
 
 const LIST = "\u0000list\u0000";
@@ -87,6 +88,7 @@ function detectedEndpoint(node: string, stdout: string): string {
 /** `prepare`: check kubeadm, settle the CRI socket (declared, or detected as kubeadm does). */
 export const prepare: StepKind = {
   action: "prepare",
+  shows: ["kubernetesVersion", "criSocket", "NodeLocalCRISocket"],
   summary: ({ node }) =>
     `check kubeadm is installed and the CRI socket (${
       node.criSocket !== undefined ? `declared ${node.criSocket}` : "detected on the node as kubeadm does"

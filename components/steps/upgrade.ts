@@ -71,6 +71,7 @@ export function upgradeScripts(input: UpgradeInput): StepScripts {
 /** `upgrade`: kubeadm to the target on the node, once. */
 export const upgrade: StepKind = {
   action: "upgrade",
+  shows: ["kubernetesVersion", "criSocket", "NodeLocalCRISocket"],
   summary: ({ cluster, node, firstControlPlane, change }) => {
     const to = cluster.version.text;
     const kubeadm = node.name === firstControlPlane ? `kubeadm upgrade apply ${to}` : "kubeadm upgrade node";

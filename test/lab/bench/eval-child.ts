@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const t0 = process.hrtime.bigint();
   const pulumi: typeof pulumiType = await import("@pulumi/pulumi");
   const mocks = await import("../../unit/helpers/mocks");
-  await mocks.installMocks({ nodeLocal: true });
+  await mocks.installMocks({ nodeLocal: true }, 0);
   pulumi.runtime.setAllConfig(evalConfig(n), ["kubeadm:sshPrivateKey"]);
   // The component's code loaded first, so loading (TypeScript, the SDKs) is apart from evaluation.
   const { clusterProgram } = await import("../../../program");
@@ -66,12 +66,15 @@ async function main(): Promise<void> {
   );
 }
 
-if (require.main === module) {
-  main().then(
+/** Runs a measuring child's `main`: exit 0 when it resolves, else its error on stderr (prefixed with `name`) and exit 1. */
+export function runChild(name: string, run: () => Promise<void>): void {
+  run().then(
     () => process.exit(0),
     (e: unknown) => {
-      process.stderr.write(`eval-child: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.stderr.write(`${name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
       process.exit(1);
     },
   );
 }
+
+if (require.main === module) runChild("eval-child", main);

@@ -1,7 +1,8 @@
 /**
  * Scenario `eval`: program evaluation for each node count, each run in its own child process
  * (eval-child.ts) under Pulumi's mock runtime, repeated; medians and spreads, and how time and memory
- * grow between sizes (flat per-node cost = linear).
+ * grow between sizes (flat per-node cost = linear); beside each size, the SDK's own cost for as many
+ * bare Commands (eval-bare.ts), the floor the component's evaluation cannot go under.
  */
 import { spawn } from "child_process";
 import { join } from "path";
@@ -38,6 +39,11 @@ export interface EvalSize {
   eval_s_per_node: number;
   /** Peak RSS per node above the smallest size (median), MB. */
   rss_mb_per_node?: number;
+  /**
+   * The reference (eval-bare.ts): the SDK and mocks alone registering as many empty Commands, one run
+   * after this size's runs: evaluation seconds, CPU seconds, peak RSS MB.
+   */
+  bare: { eval_s: number; cpu_s: number; peak_rss_mb: number };
 }
 
 /** The scenario's result. */
@@ -47,9 +53,11 @@ export interface EvalFigures {
   growth: string;
 }
 
-function child(n: number): Promise<EvalSample> {
+function child(n: number): Promise<EvalSample>;
+function child(n: number, file: "eval-bare.ts"): Promise<EvalSize["bare"]>;
+function child(n: number, file = "eval-child.ts"): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const p = spawn("nice", [tsxBinary(), join(__dirname, "eval-child.ts"), String(n)], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn("nice", [tsxBinary(), join(__dirname, file), String(n)], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     p.stdout.on("data", (b: Buffer) => (out += b.toString()));
@@ -57,8 +65,8 @@ function child(n: number): Promise<EvalSample> {
     p.on("error", reject);
     p.on("close", (code) => {
       const last = out.trim().split("\n").pop() ?? "";
-      if (code !== 0 || !last.startsWith("{")) reject(new Error(`eval ${n} nodes: exit ${code}: ${err.trim() || out.trim()}`));
-      else resolve(JSON.parse(last) as EvalSample);
+      if (code !== 0 || !last.startsWith("{")) reject(new Error(`${file} ${n}: exit ${code}: ${err.trim() || out.trim()}`));
+      else resolve(JSON.parse(last));
     });
   });
 }
@@ -89,6 +97,8 @@ export async function runEval(sizes: number[], runs: number, say: (l: string) =>
   for (const n of sizes) {
     const s = samples.get(n) as EvalSample[];
     const first = s[0] as EvalSample;
+    say(`eval: reference, ${first.commands} bare Commands ...`);
+    const bare = await child(first.commands, "eval-bare.ts");
     const size: EvalSize = {
       nodes: n,
       seconds: summarize(s.map((x) => x.seconds)),
@@ -100,6 +110,7 @@ export async function runEval(sizes: number[], runs: number, say: (l: string) =>
       commands: first.commands,
       inputs_mb: round(first.inputs_mb, 2),
       eval_s_per_node: round(summarize(s.map((x) => x.eval_s), 4).median / n, 4),
+      bare: { eval_s: round(bare.eval_s, 2), cpu_s: round(bare.cpu_s, 2), peak_rss_mb: round(bare.peak_rss_mb, 0) },
     };
     const base = out[0];
     if (base) size.rss_mb_per_node = round((size.peak_rss_mb.median - base.peak_rss_mb.median) / (n - base.nodes), 2);

@@ -4,9 +4,10 @@
  * `refresh` and `destroy` really do. The example stack's shape: three control-plane nodes, two
  * workers, one of them on CRI-O.
  */
-import { readFileSync } from "fs";
+import { mkdirSync, readFileSync, writeFileSync } from "fs";
+import { REPO_ROOT } from "../nodes";
 import { join } from "path";
-import { LAB_DIR, LAB_INSTALL, MIXED, kubeadmEvents, labDown, labUp, nodeFile, run, writeStack } from "./helpers";
+import { CRIO, LAB_DIR, LAB_INSTALL, MIXED, kubeadmEvents, labDown, labUp, nodeFile, run, writeStack } from "./helpers";
 import { exportStackAsStored } from "../engine/stack";
 
 jest.setTimeout(600_000);
@@ -55,7 +56,36 @@ test("upgrade preview (one minor up): only updates, nothing whose delete is dest
   expect(plan.join("\n")).toContain("kubeadm upgrade apply v1.35.0");
   expect(plan.join("\n")).not.toMatch(/kubeadm reset|delete node/);
   expect(total(preview.sshSessions)).toBe(0);
+  // `--diff` reads as the change, in words: the step's node and values; no script text.
+  keep("preview-upgrade.txt", preview.engine.output);
+  expectReadableDiff(preview.engine.output);
+  expect(preview.engine.output).toMatch(/^\s+pulumi-kubeadm step upgrade on node worker-2\n\s*- kubernetesVersion: v1\.34\.2\n\s*\+ kubernetesVersion: v1\.35\.0\n\s+criSocket: unix:\/\/\/var\/run\/crio\/crio\.sock\n/m);
 });
+
+test("preview --diff of a criSocket change names the node, the step and the sockets, and quotes no script", async () => {
+  const switched = MIXED.map((n) => (n.name === "worker-1" ? { ...n, criSocket: CRIO, runtimes: ["containerd", "crio"] } : n));
+  const preview = await run(writeStack("engine", "v1.34.2", switched, { "kubeadm:installCommand": LAB_INSTALL }), "preview");
+  keep("preview-crisocket.txt", preview.engine.output);
+  expect(preview.ok).toBe(true);
+  expectReadableDiff(preview.engine.output);
+  expect(preview.engine.output).toMatch(/^\s+pulumi-kubeadm step kubelet on node worker-1\n\s+kubernetesVersion: v1\.34\.2\n\s*- criSocket: unix:\/\/\/run\/containerd\/containerd\.sock\n\s*\+ criSocket: unix:\/\/\/var\/run\/crio\/crio\.sock\n/m);
+  expect(total(preview.sshSessions)).toBe(0);
+  stack("v1.34.2");
+});
+
+/** Keep what the CLI printed, for people to read, in <repo>/tmp/e2e/ (the lab folder goes at the end). */
+function keep(file: string, text: string): void {
+  mkdirSync(join(REPO_ROOT, "tmp", "e2e"), { recursive: true });
+  writeFileSync(join(REPO_ROOT, "tmp", "e2e", file), text);
+}
+
+/** A `pulumi preview --diff` with changed steps whose scripts are hidden and whose bodies never show. */
+function expectReadableDiff(output: string): void {
+  expect(output).toMatch(/\bcreate \(hidden\)/);
+  for (const script of ["set -euo pipefail", "PK_NODE=", "pk_fail", "bash -c", "pulumi-kubeadm/lib/"]) {
+    expect({ script, shown: output.includes(script) }).toEqual({ script, shown: false });
+  }
+}
 
 test("pulumi stack export holds no bootstrap token, certificate key, private key or kubeconfig in plain text", async () => {
   const exported = JSON.stringify(exportStackAsStored(LAB_DIR, "engine"));

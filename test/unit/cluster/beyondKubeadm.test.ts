@@ -5,7 +5,7 @@
  * leaves the annotation); with the gate off no instance-config.yaml is left behind. And before `kubeadm
  * upgrade` runs, a gate-in-effect node gets its instance-config.yaml, so kubeadm reads its real socket.
  */
-import { installMocks, plain, registrations, scriptOf, settled, valueOf, type FakeNodes } from "../helpers/mocks";
+import { installMocks, plain, registrations, scriptOf, settled, stdinData, valueOf, type FakeNodes } from "../helpers/mocks";
 import { clusterArgs, CONTAINERD, CRIO } from "../helpers/fixtures";
 import { flagsEnv, kubeadmFiles, kubeletConfigYaml } from "../helpers/kubeadmFiles";
 
@@ -25,7 +25,7 @@ const FILES = { instance: "/var/lib/kubelet/instance-config.yaml", config: "/var
 
 /** The pk-write/pk-remove lines a step got on stdin, decoded. */
 function stdinOf(name: string): Array<{ op: string; path: string; expect: string; content?: string }> {
-  return String(plain(registrations.find((r) => r.name === name)?.inputs.stdin) ?? "")
+  return stdinData(registrations.find((r) => r.name === name)?.inputs.stdin)
     .split("\n")
     .filter((l) => l !== "")
     .map((l) => {

@@ -4,7 +4,7 @@
  * from the files a node reported.
  */
 import { parse, parseAllDocuments } from "yaml";
-import { installMocks, plain, registrations, scriptOf, settled, valueOf, type FakeNodes } from "../helpers/mocks";
+import { installMocks, plain, registrations, scriptOf, settled, stdinData, valueOf, type FakeNodes } from "../helpers/mocks";
 import { clusterArgs, CONTAINERD, CRIO } from "../helpers/fixtures";
 import { kubeadmFiles, kubeletConfigYaml } from "../helpers/kubeadmFiles";
 
@@ -23,7 +23,7 @@ interface Change {
 }
 
 function changesOf(stdin: unknown): Change[] {
-  return String(plain(stdin) ?? "")
+  return stdinData(stdin)
     .split("\n")
     .filter((l) => l !== "")
     .map((l) => {
@@ -39,7 +39,7 @@ async function build(version: string, gates: Record<string, boolean> | undefined
   const status = await valueOf(c.nodes);
   await settled();
   const input = (name: string) => registrations.find((r) => r.name === name)?.inputs;
-  const initDocs = parseAllDocuments(String(plain(input("c-cp1-init")?.stdin))).map((d) => d.toJS());
+  const initDocs = parseAllDocuments(stdinData(input("c-cp1-init")?.stdin)).map((d) => d.toJS());
   const cluster = initDocs.find((d) => d.kind === "ClusterConfiguration");
   return { status, cluster, changes: (node: string) => changesOf(input(`c-${node}-kubelet-files`)?.stdin), script: (name: string) => String(plain(input(name)?.create)) };
 }
@@ -124,7 +124,7 @@ test("a detected socket flows into kubeadm's config, the files and the node stat
     const { status, changes } = await build("v1.34.1", undefined, false);
     expect(status.find((s) => s.name === "cp3")).toEqual({ name: "cp3", role: "control-plane", criSocket: CRIO, nodeLocalCriSocket: true });
     expect(changes("cp3")[0]).toEqual({ op: "pk-write", path: "/var/lib/kubelet/instance-config.yaml", content: `containerRuntimeEndpoint: "${CRIO}"\n` });
-    const join = parse(String(plain(registrations.find((r) => r.name === "c-cp3-join")?.inputs.stdin)));
+    const join = parse(stdinData(registrations.find((r) => r.name === "c-cp3-join")?.inputs.stdin));
     expect(join.nodeRegistration.criSocket).toBe(CRIO);
     expect(changes("cp1")[0]?.content).toBe(`containerRuntimeEndpoint: "${CONTAINERD}"\n`);
   } finally {

@@ -1,6 +1,16 @@
 /** Cluster args used across the component tests: 3 control-plane nodes, 2 workers (one CRI-O). */
 import type { ClusterArgs, NodeArgs } from "../../../components";
+import type { StepSettings } from "../../../components/steps/kind";
 import { SECRETS } from "./mocks";
+
+/** Step settings for rendering a kind's scripts directly (defaults, install commands with `{version}`). */
+export const STEP_SETTINGS: StepSettings = {
+  joinTokenTtl: "2h0m0s",
+  kubeletSettleSeconds: 10,
+  drainTimeoutSeconds: 300,
+  kubeadmInstall: () => "apt-get install -y kubeadm={version}-*",
+  kubeletInstall: () => "apt-get install -y kubelet={version}-* kubectl={version}-*",
+};
 
 export const CONTAINERD = "unix:///run/containerd/containerd.sock";
 export const CRIO = "unix:///var/run/crio/crio.sock";

@@ -62,6 +62,14 @@ export function scriptOf(commandText: string): string {
   return (m[1] as string).split(`'\\''`).join("'");
 }
 
+/** The data part of a step's stdin: what follows the values it shows (`stdinWithValues`), which the script never sees. */
+export function stdinData(stdin: unknown): string {
+  const text = String(plain(stdin) ?? "");
+  const end = text.indexOf("\n---\n");
+  if (end < 0) throw new Error(`not a step's stdin (no values): ${text.slice(0, 60)}`);
+  return text.slice(end + 5);
+}
+
 /** Whether a mock input is a secret wrapper. */
 export function isSecretInput(value: unknown): boolean {
   return value !== null && typeof value === "object" && SECRET_SIG in (value as object);
@@ -111,15 +119,20 @@ function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, 
   }
 }
 
-/** Install the mocks. `fake` can be changed between tests through the returned object. */
-export async function installMocks(fake: FakeNodes): Promise<{ fake: FakeNodes }> {
+/**
+ * Install the mocks. `fake` can be changed between tests through the returned object. `delayMs`
+ * (default 2): how long each registration takes; the eval bench passes 0, since its plans chain
+ * thousands of registrations and a fixed delay on each would measure the mock, not the program.
+ */
+export async function installMocks(fake: FakeNodes, delayMs = 2): Promise<{ fake: FakeNodes }> {
   const state = { fake };
   const endpoints = new Map<string, string>();
   await pulumi.runtime.setMocks(
     {
       newResource: async (args) => {
         const start = seq++;
-        await new Promise((r) => setTimeout(r, 2));
+        // A registration resolves later, as the engine's does (delayMs 0: on the next turn of the event loop).
+        await new Promise((r) => (delayMs > 0 ? setTimeout(r, delayMs) : setImmediate(r)));
         const stdout = args.type === "command:remote:Command" ? answer(state.fake, args.name, plain(args.inputs) as Record<string, unknown>, endpoints) : undefined;
         const end = seq++;
         registrations.push({ type: args.type, name: args.name, inputs: args.inputs, start, end });

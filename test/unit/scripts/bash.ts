@@ -3,6 +3,14 @@ import { spawnSync } from "child_process";
 import { mkdtempSync, mkdirSync, writeFileSync, chmodSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
+import { LIBRARY_PATH, LIBRARY_SHA256, LIBRARY_TEXT } from "../../../components/scripts/library";
+
+/** A copy of lib.sh where a test's scripts load it from (the node's copy is installed by its prepare step). */
+export function testLibrary(): string {
+  const p = join(tmpdir(), `pk-lib-${LIBRARY_SHA256}.sh`);
+  writeFileSync(p, LIBRARY_TEXT);
+  return p;
+}
 
 export interface BashResult {
   status: number | null;
@@ -29,9 +37,25 @@ export function sandbox(): { dir: string; bin: string; state: string; stub: (nam
   };
 }
 
-/** Run `script` with bash; PK_STATE_DIR is pointed at `state` and `bin` is put first on PATH. */
-export function runBash(script: string, opts: { stdin?: string; bin?: string; state?: string; wrap?: string[] } = {}): BashResult {
-  let text = script;
+/** An edited copy of lib.sh (its paths pointed into a sandbox, say) in `dir`, for `withLibrary`; its path. */
+export function libraryCopy(dir: string, edit: (text: string) => string): string {
+  const p = join(dir, "lib.sh");
+  writeFileSync(p, edit(LIBRARY_TEXT));
+  return p;
+}
+
+/** `script` loading lib.sh from `lib` (default: testLibrary()) instead of the node's path. */
+export function withLibrary(script: string, lib?: string): string {
+  return script.replace(/^PK_LIB=.*$/m, `PK_LIB=${lib ?? testLibrary()}`);
+}
+
+/**
+ * Run `script` with bash; PK_STATE_DIR is pointed at `state`, `bin` is put first on PATH, and PK_LIB at
+ * `lib` (default: a copy of lib.sh in the temp dir, as a node's prepare step would have installed it).
+ */
+export function runBash(script: string, opts: { stdin?: string; bin?: string; state?: string; wrap?: string[]; lib?: string } = {}): BashResult {
+  // A script already pointed at a copy (withLibrary) keeps it unless `lib` is given.
+  let text = opts.lib !== undefined || script.includes(`\nPK_LIB=${LIBRARY_PATH}\n`) ? withLibrary(script, opts.lib) : script;
   if (opts.state) text = text.replace(/^PK_STATE_DIR=.*$/m, `PK_STATE_DIR=${opts.state}`);
   const env = { ...process.env, PATH: `${opts.bin ? `${opts.bin}:` : ""}${process.env.PATH}` };
   const [cmd, ...args] = [...(opts.wrap ?? []), "bash", "-c", text, "test"];

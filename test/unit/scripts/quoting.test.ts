@@ -7,7 +7,7 @@ import { join } from "path";
 import { shellQuote } from "../../../components/scripts/quote";
 import { remoteCommand, renderScript } from "../../../components/scripts/script";
 import { nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
-import { runBash, sandbox } from "./bash";
+import { runBash, sandbox, withLibrary } from "./bash";
 import { spawnSync } from "child_process";
 
 const box = sandbox();
@@ -38,7 +38,7 @@ test("a hostile node name and labels reach kubectl as single arguments through r
   box.stub("kubectl", `for a in "$@"; do printf "[%s]\\n" "$a"; done >>${args}`);
   const evil = HOSTILE[0] as string;
   const scripts = nodeMetadataScripts({ node: evil, labels: { tier: evil, "x/y": HOSTILE[2] as string }, nodeLocalCriSocket: true, version: "v1.34.2", drainTimeoutSeconds: 5, drainOnDelete: true, scope: "x-node-metadata", owner: "c-x-node-metadata" });
-  const script = scripts.create.replace(/^PK_STATE_DIR=.*$/m, `PK_STATE_DIR=${box.state}`);
+  const script = withLibrary(scripts.create).replace(/^PK_STATE_DIR=.*$/m, `PK_STATE_DIR=${box.state}`);
   const r = spawnSync("bash", ["-c", remoteCommand(script)], { encoding: "utf8", env: { ...process.env, PATH: `${box.bin}:${process.env.PATH}` } });
   expect(r.status).toBe(0);
   expect(existsSync(marker)).toBe(false);

@@ -13,7 +13,7 @@ import { upgradeScripts } from "../../../components/steps/upgrade";
 import { kubeletFilesScripts } from "../../../components/steps/kubeletFiles";
 import { renderScript } from "../../../components/scripts/script";
 import { kubeadmFiles, snapshotOf } from "../helpers/kubeadmFiles";
-import { runBash, sandbox } from "./bash";
+import { libraryCopy, runBash, sandbox } from "./bash";
 
 const CONTAINERD = "unix:///run/containerd/containerd.sock";
 const CRIO = "unix:///var/run/crio/crio.sock";
@@ -111,8 +111,8 @@ function rules(target: string, kubelet: string, first: boolean, cluster: string,
   box.stub("kubectl", cluster === "" ? "exit 1" : `printf 'kind: ClusterConfiguration\\nkubernetesVersion: ${cluster}\\n'`);
   const k8s = join(box.dir, "k8s");
   runBash(`mkdir -p ${k8s} && ${member ? `touch ${k8s}/kubelet.conf` : "true"} && ${cluster !== "" && first ? `touch ${k8s}/admin.conf` : "true"}`);
-  const script = renderScript("w-1", [`pk_version_rules ${target} '${kubelet}' ${first ? "yes" : "no"}`]).split("/etc/kubernetes").join(k8s);
-  return runBash(script, { bin: box.bin, state: box.state });
+  const script = renderScript("w-1", [`pk_version_rules ${target} '${kubelet}' ${first ? "yes" : "no"}`]);
+  return runBash(script, { bin: box.bin, state: box.state, lib: libraryCopy(box.dir, (lib) => lib.split("/etc/kubernetes").join(k8s)) });
 }
 
 test("version rules on each node before anything changes: the cluster's step (first control-plane node), every kubelet's skew", () => {

@@ -1,0 +1,75 @@
+/**
+ * lib.sh on the node: installed ONCE per node, content-addressed, by the node's first step (`prepare`),
+ * and sourced by every later step, so each command carries only its own script (about 0.5 to 3 KB)
+ * instead of the shared functions (about 16 KB) and the Pulumi state grows by one copy of the library
+ * per node (gzip + base64, about 7.5 KB, in the prepare step), not one per step.
+ *
+ * The file is `/var/lib/pulumi-kubeadm/lib/<sha256 of lib.sh>.sh` (0600, directory 0700), written
+ * atomically (temp file in the same directory, checked against the hash, fsync, rename). Files of
+ * earlier versions are left in place: a delete recorded in the state by an older version of this
+ * package still finds the library its own script names.
+ */
+import { createHash } from "crypto";
+import { readFileSync } from "fs";
+import { join } from "path";
+import { gzipSync } from "zlib";
+import { shellQuote } from "./quote";
+
+/** Where pulumi-kubeadm keeps its own state on a node (run markers, logs, backups, the library). Mode 0700. */
+export const PK_STATE_DIR = "/var/lib/pulumi-kubeadm";
+
+/** The text of lib.sh, the shell functions every node script may call. */
+export const LIBRARY_TEXT: string = readFileSync(join(__dirname, "lib.sh"), "utf8");
+
+/**
+ * The sha256 (hex) of lib.sh. It names the library's file on the node and is part of every step's
+ * command text, so a change of lib.sh (a new version of this package) changes every step's inputs:
+ * each step is updated (runs again, idempotent) with the new library, which its node's prepare step,
+ * ordered before it, has installed first.
+ */
+export const LIBRARY_SHA256: string = createHash("sha256").update(LIBRARY_TEXT).digest("hex");
+
+/** The library's path on a node: `/var/lib/pulumi-kubeadm/lib/<LIBRARY_SHA256>.sh`. */
+export const LIBRARY_PATH = `${PK_STATE_DIR}/lib/${LIBRARY_SHA256}.sh`;
+
+/** lib.sh gzip'd (level 9, no file name or time in the header, so the same text gives the same bytes) and base64'd. */
+const PACKED: string = gzipSync(Buffer.from(LIBRARY_TEXT, "utf8"), { level: 9 }).toString("base64");
+
+/** Bash lines that print `pulumi-kubeadm: node <PK_NODE>: <message>` on stderr and exit 1, before lib.sh (and its pk_fail) is loaded. */
+function failLine(message: string): string {
+  return `{ printf 'pulumi-kubeadm: node %s: %s\\n' "$PK_NODE" ${message} >&2; exit 1; }`;
+}
+
+/**
+ * Bash lines that install the library at `$PK_LIB` when it is missing or differs (a damaged file),
+ * then source it. For the node's first step (`prepare`). Needs `gzip` and `base64` (coreutils) on the
+ * node. Fails naming the node when the unpacked text does not match LIBRARY_SHA256.
+ */
+export function libraryInstallLines(): string[] {
+  const sha = shellQuote(LIBRARY_SHA256);
+  const sum = `"$(sha256sum <"$pk_tmp" | cut -d' ' -f1)"`;
+  return [
+    `if [ ! -f "$PK_LIB" ] || [ "$(sha256sum <"$PK_LIB" | cut -d' ' -f1)" != ${sha} ]; then`,
+    `  mkdir -p "\${PK_LIB%/*}" && chmod 0700 "$PK_STATE_DIR" "\${PK_LIB%/*}"`,
+    `  pk_tmp=$(mktemp "\${PK_LIB%/*}/.install.XXXXXX")`,
+    `  printf '%s' ${shellQuote(PACKED)} | base64 -d | gzip -dc >"$pk_tmp" || ${failLine(`"could not unpack the shell library into $pk_tmp (are gzip and base64 installed?)"`)}`,
+    `  [ ${sum} = ${sha} ] || { rm -f "$pk_tmp"; ${failLine(`"the unpacked shell library does not match its sha256"`)} }`,
+    `  chmod 0600 "$pk_tmp" && sync "$pk_tmp" && mv -f "$pk_tmp" "$PK_LIB" && sync "\${PK_LIB%/*}"`,
+    `fi`,
+    `. "$PK_LIB"`,
+  ];
+}
+
+/**
+ * Bash lines that source the library at `$PK_LIB`, for every step but `prepare`. When it is missing
+ * (the machine was reinstalled, or /var/lib/pulumi-kubeadm removed, after the node's prepare step ran)
+ * the step fails, changing nothing, naming the node, the file and what to do: run the node's prepare
+ * step again, which installs it. (Installing it here instead would put the library back into every
+ * command, which is what this module avoids.)
+ */
+export function libraryLoadLines(): string[] {
+  return [
+    `[ -f "$PK_LIB" ] || ${failLine(`"the pulumi-kubeadm shell library $PK_LIB is missing on $(uname -n) (this step changed nothing); the node's prepare step installs it: run \\\`pulumi up --replace <URN of the prepare step of the node this step runs on>\\\`, then pulumi up again"`)}`,
+    `. "$PK_LIB"`,
+  ];
+}

@@ -1,0 +1,164 @@
+/**
+ * lib.sh is installed once per node, content-addressed, by the node's prepare step; every other step
+ * carries only its own script and loads the library by its hash.
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from "fs";
+import { createHash } from "crypto";
+import { join } from "path";
+import { validateCluster } from "../../../components/kubeadm/validate";
+import type { ClusterSpec } from "../../../components/kubeadm/types";
+import { buildPlan, type Step } from "../../../components/plan/steps";
+import type { StepContext } from "../../../components/steps/kind";
+import { STEP_SETTINGS } from "../helpers/fixtures";
+import { remoteCommand } from "../../../components/scripts/script";
+import { runBash, sandbox } from "./bash";
+
+const SPEC = {
+  kubernetesVersion: "v1.34.2",
+  controlPlaneEndpoint: "10.0.0.1:6443",
+  nodes: [
+    { name: "cp-1", role: "control-plane", host: "10.0.0.1", criSocket: "unix:///run/containerd/containerd.sock" },
+    { name: "cp-2", role: "control-plane", host: "10.0.0.2" },
+    { name: "w-1", role: "worker", host: "10.0.0.3", criSocket: "unix:///var/run/crio/crio.sock" },
+  ],
+} as unknown as ClusterSpec;
+
+/** Every step's command texts (create, update, delete), as the component renders them, with the modules loaded afresh. */
+function commandTexts(): { steps: Step[]; texts: Map<string, string[]>; sha: string } {
+  const mods = {
+    validate: require("../../../components/kubeadm/validate") as typeof import("../../../components/kubeadm/validate"),
+    plan: require("../../../components/plan/steps") as typeof import("../../../components/plan/steps"),
+    script: require("../../../components/scripts/script") as typeof import("../../../components/scripts/script"),
+    library: require("../../../components/scripts/library") as typeof import("../../../components/scripts/library"),
+  };
+  const cluster = mods.validate.validateCluster(SPEC);
+  const steps = mods.plan.buildPlan(cluster, {});
+  const texts = new Map<string, string[]>();
+  for (const step of steps) {
+    const node = cluster.nodes.find((n) => n.name === step.node);
+    if (node === undefined) throw new Error(step.id);
+    const ctx: StepContext = { cluster, node, step, settings: STEP_SETTINGS, owner: `c-${step.id}`, formerOwners: [], resourceName: (id) => `c-${id}` };
+    const s = step.kind.scripts(ctx, node.criSocket ?? "unix:///var/run/containerd/containerd.sock");
+    texts.set(step.id, [s.create, s.update, s.delete].filter((t): t is string => t !== undefined).map((t) => mods.script.remoteCommand(t)));
+  }
+  return { steps, texts, sha: mods.library.LIBRARY_SHA256 };
+}
+
+/** The same, with lib.sh as `edit` makes it. */
+function commandTextsWithLibrary(edit: (text: string) => string): ReturnType<typeof commandTexts> {
+  let out: ReturnType<typeof commandTexts> | undefined;
+  jest.isolateModules(() => {
+    const fs = jest.requireActual("fs") as typeof import("fs");
+    const real = fs.readFileSync;
+    const spy = jest.spyOn(fs, "readFileSync").mockImplementation(((p: unknown, o?: unknown) => {
+      const text = (real as (p: unknown, o?: unknown) => string | Buffer)(p, o);
+      return String(p).endsWith("lib.sh") ? edit(String(text)) : text;
+    }) as typeof fs.readFileSync);
+    try {
+      out = commandTexts();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+  return out as ReturnType<typeof commandTexts>;
+}
+
+test("only the prepare steps carry lib.sh; every other command is bounded whatever lib.sh weighs, and names the library by its hash", () => {
+  const lib = readFileSync(join(__dirname, "../../../components/scripts/lib.sh"), "utf8");
+  const normal = commandTextsWithLibrary((t) => t);
+  // lib.sh ten times bigger (a long comment): the steps' commands other than prepare do not grow.
+  const padded = commandTextsWithLibrary((t) => `${t}\n${"# padding\n".repeat(lib.length)}`);
+  expect(normal.sha).toBe(createHash("sha256").update(lib).digest("hex"));
+  expect(padded.sha).not.toBe(normal.sha);
+  const sizes = (r: ReturnType<typeof commandTexts>) => new Map([...r.texts].map(([id, t]) => [id, t.map((x) => x.length)]));
+  const a = sizes(normal);
+  const b = sizes(padded);
+  for (const step of normal.steps) {
+    const texts = normal.texts.get(step.id) as string[];
+    if (step.action === "prepare") {
+      expect({ step: step.id, grew: (b.get(step.id)?.[0] ?? 0) > (a.get(step.id)?.[0] ?? 0) }).toEqual({ step: step.id, grew: true });
+      continue;
+    }
+    expect({ step: step.id, sizes: b.get(step.id) }).toEqual({ step: step.id, sizes: a.get(step.id) });
+    for (const t of texts) {
+      expect({ step: step.id, bounded: t.length <= 3500 }).toEqual({ step: step.id, bounded: true });
+      // The library's functions are not in the text, its hash is.
+      expect(t).not.toContain("pk_fail() {");
+      expect(t).toContain(`/var/lib/pulumi-kubeadm/lib/${normal.sha}.sh`);
+    }
+    // A new lib.sh changes every step's command text (they run again with it).
+    expect((padded.texts.get(step.id) as string[])[0]).not.toBe(texts[0]);
+  }
+});
+
+/** Every step's ancestors in the plan (the steps it runs after, transitively). */
+function ancestors(steps: Step[]): Map<string, Set<string>> {
+  const byId = new Map(steps.map((s) => [s.id, s]));
+  const memo = new Map<string, Set<string>>();
+  const of = (id: string): Set<string> => {
+    const known = memo.get(id);
+    if (known) return known;
+    const set = new Set<string>();
+    for (const a of byId.get(id)?.after ?? []) {
+      set.add(a);
+      for (const x of of(a)) set.add(x);
+    }
+    memo.set(id, set);
+    return set;
+  };
+  for (const s of steps) of(s.id);
+  return memo;
+}
+
+test("every step runs after the prepare step of the node it runs on (which installs the library there)", () => {
+  const cluster = validateCluster(SPEC);
+  for (const steps of [buildPlan(cluster, {}), buildPlan(cluster, { maxConcurrentJoins: 1, maxUnavailableWorkers: 2 })]) {
+    const up = ancestors(steps);
+    for (const s of steps) {
+      if (s.action === "prepare") continue;
+      expect({ step: s.id, afterPrepare: up.get(s.id)?.has(`${s.runsOn}-prepare`) }).toEqual({ step: s.id, afterPrepare: true });
+    }
+  }
+});
+
+function prepareCreate(): string {
+  return commandTexts().texts.get("w-1-prepare")?.[0] as string;
+}
+
+function scriptOf(commandText: string): string {
+  const m = /bash -c '([\s\S]*)' pulumi-kubeadm$/.exec(commandText);
+  return (m?.[1] as string).split(`'\\''`).join("'");
+}
+
+test("prepare installs the library atomically at its content-addressed path (0600), and a later step loads it from there", () => {
+  const box = sandbox();
+  const { sha } = commandTexts();
+  const lib = join(box.state, "lib", `${sha}.sh`);
+  // kubeadm missing: prepare fails after the install, which is its first action.
+  const r = runBash(scriptOf(prepareCreate()), { state: box.state, lib, bin: box.bin, wrap: ["env", "PATH=/usr/bin:/bin"] });
+  expect(r.stderr).toContain("pulumi-kubeadm: node w-1: kubeadm is not installed");
+  expect(createHash("sha256").update(readFileSync(lib)).digest("hex")).toBe(sha);
+  expect(statSync(lib).mode & 0o777).toBe(0o600);
+  expect(readdirSync(join(box.state, "lib"))).toEqual([`${sha}.sh`]);
+
+  // A damaged library is installed again.
+  require("fs").writeFileSync(lib, "broken\n");
+  runBash(scriptOf(prepareCreate()), { state: box.state, lib, bin: box.bin, wrap: ["env", "PATH=/usr/bin:/bin"] });
+  expect(createHash("sha256").update(readFileSync(lib)).digest("hex")).toBe(sha);
+
+  const kubeconfig = commandTexts().texts.get("cp-1-kubeconfig")?.[0] as string;
+  const later = runBash(scriptOf(kubeconfig), { state: box.state, lib, bin: box.bin });
+  // pk_fail comes from the loaded library.
+  expect(later.stderr).toBe("pulumi-kubeadm: node cp-1: no /etc/kubernetes/admin.conf: kubeadm init has not run\n");
+});
+
+test("a step that finds no library fails before doing anything, naming the node, the file and what to do", () => {
+  const box = sandbox();
+  const { sha, texts } = commandTexts();
+  const lib = join(box.state, "lib", `${sha}.sh`);
+  box.stub("kubectl", `touch ${join(box.dir, "ran")}`);
+  const r = runBash(scriptOf((texts.get("w-1-node-metadata") as string[])[0] as string), { state: box.state, lib, bin: box.bin, stdin: "unix:///var/run/crio/crio.sock\n" });
+  expect(r.status).toBe(1);
+  expect(r.stderr).toMatch(new RegExp(`^pulumi-kubeadm: node w-1: the pulumi-kubeadm shell library ${lib.replace(/[.]/g, "\\.")} is missing on \\S+ \\(this step changed nothing\\); the node's prepare step installs it: run \`pulumi up --replace `));
+  expect(existsSync(join(box.dir, "ran"))).toBe(false);
+});
