@@ -2,13 +2,16 @@
  * What users write: the args of the `Cluster` component. Everything that decides the plan (names,
  * roles, versions, sockets, gates, labels) is a plain value, checked when the component is
  * constructed; what may come from other resources (hosts, users, keys) may be an Output.
- * No unions other than `T | undefined` and no functions, so other Pulumi languages can use it later.
+ * Shaped for Pulumi's schema inference (the package's plugin serves other languages from these
+ * interfaces): no unions other than `T | undefined` (roles and taint effects are enums of plain
+ * strings), no `unknown`, no functions, and no type name ending in `Args` (generated SDKs add that
+ * suffix to input types themselves).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { KubeletArg, Networking, Taint } from "../kubeadm/types";
+import type { KubeletArg, Networking, NodeRole, Taint } from "../kubeadm/types";
 
 /** A bastion the SSH connection goes through (pulumi-command's `connection.proxy`). */
-export interface ProxyArgs {
+export interface SshProxy {
   host: pulumi.Input<string>;
   /** Default 22. */
   port?: number;
@@ -20,12 +23,12 @@ export interface ProxyArgs {
   hostKey?: pulumi.Input<string>;
 }
 
-/** One machine of the cluster. */
-export interface NodeArgs {
+/** One machine of the cluster: a control-plane node or a worker. */
+export interface ClusterNode {
   /** RFC 1123 DNS subdomain (`ip-10-0-1-23.ec2.internal`, lowercase); becomes the Kubernetes Node name (kubeadm nodeRegistration.name). */
   name: string;
-  /** `control-plane` or `worker`. The first control-plane node in the list runs `kubeadm init`. */
-  role: string;
+  /** `control-plane` or `worker` (enum `NodeRole`). The first control-plane node in the list runs `kubeadm init`. */
+  role: NodeRole;
   /** Address the SSH connection dials. */
   host: pulumi.Input<string>;
   /** SSH port. Default: `ssh.port`, else 22. */
@@ -37,7 +40,7 @@ export interface NodeArgs {
   /** Pins the node's SSH host key (`ssh-ed25519 AAAA...`). Unset: NOT checked, and a warning says so. */
   hostKey?: pulumi.Input<string>;
   /** Reach the node through this bastion. */
-  proxy?: ProxyArgs;
+  proxy?: SshProxy;
   /**
    * The node's CRI endpoint, e.g. `unix:///run/containerd/containerd.sock` (a bare absolute path gets
    * `unix://`, with kubeadm's deprecation warning). Unset: detected on the node exactly as kubeadm does.
@@ -80,7 +83,7 @@ export interface ClusterArgs {
   /** Exact Kubernetes/kubeadm version, `v1.34.2` or `1.34.2`; minors 1.31 to 1.37. */
   kubernetesVersion: string;
   /** The machines; at least one control-plane node. */
-  nodes: NodeArgs[];
+  nodes: ClusterNode[];
   /** kubeadm controlPlaneEndpoint (`host` or `host:port`); required with more than one control-plane node. */
   controlPlaneEndpoint?: string;
   /** kubeadm ClusterConfiguration.networking. */
@@ -90,8 +93,12 @@ export interface ClusterArgs {
    * minor knows (kubelet gates go in `kubeletConfiguration.featureGates`).
    */
   featureGates?: Record<string, boolean>;
-  /** Extra KubeletConfiguration fields for every node (not `containerRuntimeEndpoint`: that is per node). */
-  kubeletConfiguration?: Record<string, unknown>;
+  /**
+   * Extra KubeletConfiguration fields for every node (not `containerRuntimeEndpoint`: that is per node),
+   * any JSON values (`{ maxPods: 200, featureGates: { ... } }`); checked to be plain data.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any JSON value; the schema's Any.
+  kubeletConfiguration?: Record<string, any>;
   /** SSH defaults for every node. */
   ssh?: SshDefaults;
   /** Workers joining at the same time, at most. Default 10. */
@@ -133,3 +140,8 @@ export interface ClusterArgs {
    */
   kubernetesProvider?: boolean;
 }
+
+/** Deprecated name of {@link ClusterNode}. */
+export type NodeArgs = ClusterNode;
+/** Deprecated name of {@link SshProxy}. */
+export type ProxyArgs = SshProxy;

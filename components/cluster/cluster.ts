@@ -188,6 +188,9 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
   return { stdout: out, endpoint: (node) => endpoints.get(node) as pulumi.Output<string> };
 }
 
+/** Each Cluster's kubernetes Provider (kept outside the class: a property would be a schema output). */
+const providers = new WeakMap<pulumi.ComponentResource, k8s.Provider>();
+
 /**
  * A kubeadm Kubernetes cluster on machines reached over SSH, each node's CRI socket kept node-local
  * wherever the `NodeLocalCRISocket` gate is in effect (KEP-4656). Type token `kubeadm:index:Cluster`.
@@ -206,10 +209,14 @@ export class Cluster extends pulumi.ComponentResource {
   /** The admin kubeconfig of the cluster (secret). */
   public readonly kubeconfig: pulumi.Output<string>;
   /**
-   * A `@pulumi/kubernetes` Provider built from `kubeconfig`, for deploying workloads onto the cluster;
-   * undefined when `kubernetesProvider` is false.
+   * A `@pulumi/kubernetes` Provider built from `kubeconfig`, for deploying workloads onto the cluster
+   * from a TypeScript program; undefined when `kubernetesProvider` is false. Not an output of the
+   * package's schema (a getter, which schema inference skips): other languages build their own Provider
+   * from `kubeconfig`, and the generated SDKs need no kubernetes package.
    */
-  public readonly provider: k8s.Provider | undefined;
+  public get provider(): k8s.Provider | undefined {
+    return providers.get(this);
+  }
   /** Per-node status: name, role, resolved CRI endpoint, node-local or not. */
   public readonly nodes: pulumi.Output<NodeStatus[]>;
   /**
@@ -219,8 +226,6 @@ export class Cluster extends pulumi.ComponentResource {
   public readonly plan: pulumi.Output<string[]>;
   /** The version this program asks for, `v1.34.2`. */
   public readonly kubernetesVersion: pulumi.Output<string>;
-  /** The validated cluster (plain values). */
-  public readonly spec: ValidCluster;
 
   constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     const cluster = validateCluster(clusterSpec(args));
@@ -256,7 +261,6 @@ export class Cluster extends pulumi.ComponentResource {
       }),
     );
     super("kubeadm:index:Cluster", name, {}, opts);
-    this.spec = cluster;
     for (const w of cluster.warnings) pulumi.log.warn(w, this);
     if (cluster.kubeadmFeatureGates[NODE_LOCAL_CRI_SOCKET] === false && cluster.version.minor >= 34) {
       pulumi.log.warn(`featureGates.${NODE_LOCAL_CRI_SOCKET}: false keeps the legacy flag and annotation on ${cluster.version.text}, but kubeadm 1.36 locks the gate on: turn it back on before upgrading to 1.36`, this);
@@ -302,8 +306,7 @@ export class Cluster extends pulumi.ComponentResource {
     );
 
     this.kubeconfig = pulumi.secret(registered.apply((r) => (r ? r.stdout(`${cp1Name}-kubeconfig`) : "")));
-    this.provider =
-      args.kubernetesProvider === false ? undefined : new k8s.Provider(`${name}-provider`, { kubeconfig: this.kubeconfig }, { parent: this });
+    if (args.kubernetesProvider !== false) providers.set(this, new k8s.Provider(`${name}-provider`, { kubeconfig: this.kubeconfig }, { parent: this }));
     this.nodes = registered.apply((r): pulumi.Output<NodeStatus[]> =>
       r === undefined
         ? pulumi.output([])
