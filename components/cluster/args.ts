@@ -1,20 +1,23 @@
 /**
  * What users write: the args of the `Cluster` component. Everything that decides the plan (names,
- * roles, versions, sockets, gates, labels) is a plain value, checked when the component is
- * constructed; what may come from other resources (hosts, users, keys) may be an Output.
+ * roles, versions, sockets, gates, labels, taints) is a plain value, checked when the component is
+ * constructed, so at preview; an Output there is refused, saying why. What users often have as an
+ * Output is one: the SSH fields (hosts, ports, users, keys), `controlPlaneEndpoint` (a load
+ * balancer's DNS name), kubelet flag values (`node-ip`) and the install commands; those are checked
+ * once known (deferred.ts).
  * Shaped for Pulumi's schema inference (the package's plugin serves other languages from these
  * interfaces): no unions other than `T | undefined` (roles and taint effects are enums of plain
  * strings), no `unknown`, no functions, and no type name ending in `Args` (generated SDKs add that
  * suffix to input types themselves).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { KubeletArg, Networking, NodeRole, Taint } from "../kubeadm/types";
+import type { Networking, NodeRole, Taint } from "../kubeadm/types";
 
 /** A bastion the SSH connection goes through (pulumi-command's `connection.proxy`). */
 export interface SshProxy {
   host: pulumi.Input<string>;
   /** Default 22. */
-  port?: number;
+  port?: pulumi.Input<number>;
   /** Default: the node's user. */
   user?: pulumi.Input<string>;
   /** Default: the node's private key. Secret. */
@@ -32,7 +35,7 @@ export interface ClusterNode {
   /** Address the SSH connection dials. */
   host: pulumi.Input<string>;
   /** SSH port. Default: `ssh.port`, else 22. */
-  port?: number;
+  port?: pulumi.Input<number>;
   /** SSH user. Default: `ssh.user`, else `root`. A user other than root runs the scripts through `sudo -n`. */
   user?: pulumi.Input<string>;
   /** SSH private key (PEM/OpenSSH text). Default: `ssh.privateKey`. Secret. */
@@ -47,7 +50,7 @@ export interface ClusterNode {
    */
   criSocket?: string;
   /** kubelet flags, kubeadm v1beta4 `nodeRegistration.kubeletExtraArgs` (`--<name>=<value>`). */
-  kubeletExtraArgs?: KubeletArg[];
+  kubeletExtraArgs?: KubeletExtraArg[];
   /** Node labels, set with kubectl after the node joined. */
   labels?: Record<string, string>;
   /** Node taints (kubeadm `nodeRegistration.taints`). Unset on a control-plane node: kubeadm's default taint. */
@@ -61,11 +64,22 @@ export interface ClusterNode {
    */
   gone?: boolean;
   /** This node's kubeadm install command for upgrades; default: the cluster's `kubeadmInstallCommand`. */
-  kubeadmInstallCommand?: string;
+  kubeadmInstallCommand?: pulumi.Input<string>;
   /** This node's kubelet and kubectl install command for upgrades; default: the cluster's `kubeletInstallCommand`. */
-  kubeletInstallCommand?: string;
+  kubeletInstallCommand?: pulumi.Input<string>;
   /** Deprecated: as the cluster's `installCommand`, for this node. */
-  installCommand?: string;
+  installCommand?: pulumi.Input<string>;
+}
+
+/**
+ * One kubelet flag, a kubeadm v1beta4 `nodeRegistration.kubeletExtraArgs` entry: `--<name>=<value>`.
+ * The name decides the plan and is plain; the value may be an Output (`node-ip` from the machine's
+ * resource), checked once known: no whitespace or control characters.
+ */
+export interface KubeletExtraArg {
+  /** The flag's name without dashes, `node-ip`. Not `container-runtime-endpoint` (set criSocket). */
+  name: string;
+  value: pulumi.Input<string>;
 }
 
 /** SSH settings applied to every node that does not set its own. */
@@ -75,7 +89,7 @@ export interface SshDefaults {
   /** Secret. */
   privateKey?: pulumi.Input<string>;
   /** Default 22. */
-  port?: number;
+  port?: pulumi.Input<number>;
 }
 
 /** The args of `new Cluster(name, args, opts)`. */
@@ -84,8 +98,11 @@ export interface ClusterArgs {
   kubernetesVersion: string;
   /** The machines; at least one control-plane node. */
   nodes: ClusterNode[];
-  /** kubeadm controlPlaneEndpoint (`host` or `host:port`); required with more than one control-plane node. */
-  controlPlaneEndpoint?: string;
+  /**
+   * kubeadm controlPlaneEndpoint (`host` or `host:port`), e.g. a load balancer's DNS name; required with
+   * more than one control-plane node. May be an Output: checked once known.
+   */
+  controlPlaneEndpoint?: pulumi.Input<string>;
   /** kubeadm ClusterConfiguration.networking. */
   networking?: Networking;
   /**
@@ -119,20 +136,20 @@ export interface ClusterArgs {
    * the pkgs.k8s.io kubeadm package for Debian/Ubuntu (`DEFAULT_KUBEADM_INSTALL_COMMAND`); `""`: none
    * (kubeadm is already at the target). A node's own wins.
    */
-  kubeadmInstallCommand?: string;
+  kubeadmInstallCommand?: pulumi.Input<string>;
   /**
    * The kubelet and kubectl install command of an upgrade, bash, run on each node after its `kubeadm
    * upgrade` and its drain, before the kubelet restart: placeholders as `kubeadmInstallCommand`. Default:
    * the pkgs.k8s.io kubelet and kubectl packages for Debian/Ubuntu (`DEFAULT_KUBELET_INSTALL_COMMAND`);
    * `""`: none. A node's own wins.
    */
-  kubeletInstallCommand?: string;
+  kubeletInstallCommand?: pulumi.Input<string>;
   /**
    * Deprecated: the single install command of earlier versions (kubeadm, kubelet and kubectl at once,
    * before `kubeadm upgrade`): read as `kubeadmInstallCommand`, and unless `kubeletInstallCommand` is
    * set there is then no kubelet install step.
    */
-  installCommand?: string;
+  installCommand?: pulumi.Input<string>;
   /**
    * Whether to build `provider`, a `@pulumi/kubernetes` Provider for the new cluster. Default true.
    * Set false where the kubernetes resource plugin is not installed (it is loaded as soon as the

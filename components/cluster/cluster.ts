@@ -17,6 +17,8 @@ import { stepCommand, valueCommand } from "./command";
 import { nodeConnection } from "./connection";
 import { records } from "./records";
 import { checkInitNode, planTransitions, type Transitions } from "./transitions";
+import { deferredArgs } from "./deferred";
+import { asInputErrors } from "./inputErrors";
 import type { ClusterArgs, NodeArgs } from "./args";
 
 /** Per-node status, an output of the component. */
@@ -63,7 +65,7 @@ function clusterSpec(args: ClusterArgs): ClusterSpec {
         kubeletInstallCommand: n.kubeletInstallCommand,
       };
     }),
-    controlPlaneEndpoint: args.controlPlaneEndpoint,
+    controlPlaneEndpoint: args.controlPlaneEndpoint as string | undefined, // plain: placeholder or value (deferred.ts)
     networking: args.networking,
     featureGates: args.featureGates,
     kubeletConfiguration: args.kubeletConfiguration,
@@ -78,7 +80,10 @@ function clusterSpec(args: ClusterArgs): ClusterSpec {
   };
 }
 
-/** The settings step kinds read, defaults applied (validated with the rest of the args). */
+/**
+ * The settings step kinds read, defaults applied (validated with the rest of the args). `args` holds no
+ * Output in the fields read here: placeholders or values (deferred.ts).
+ */
 function stepSettings(args: ClusterArgs): StepSettings {
   return {
     joinTokenTtl: args.joinTokenTtl ?? "2h0m0s",
@@ -88,7 +93,7 @@ function stepSettings(args: ClusterArgs): StepSettings {
     kubeadmInstall: (node) => {
       const n = args.nodes.find((x) => x.name === node);
       const template = n?.kubeadmInstallCommand ?? n?.installCommand ?? args.kubeadmInstallCommand ?? args.installCommand ?? DEFAULT_KUBEADM_INSTALL_COMMAND;
-      return template === "" ? undefined : template;
+      return template === "" ? undefined : (template as string);
     },
     kubeletInstall: (node) => {
       const n = args.nodes.find((x) => x.name === node);
@@ -96,7 +101,7 @@ function stepSettings(args: ClusterArgs): StepSettings {
       // kubeletInstallCommand there is no second install step.
       const legacy = (n?.installCommand ?? args.installCommand) !== undefined;
       const template = n?.kubeletInstallCommand ?? args.kubeletInstallCommand ?? (legacy ? "" : DEFAULT_KUBELET_INSTALL_COMMAND);
-      return template === "" ? undefined : template;
+      return template === "" ? undefined : (template as string);
     },
   };
 }
@@ -118,6 +123,11 @@ interface StepSources {
   context(id: string): StepContext;
   /** The scripts rendered at construction (with the declared endpoint). */
   early(id: string): StepScripts;
+  /**
+   * With args given as Outputs (deferred.ts): the step's context once their values are known, from
+   * which its scripts and stdin are rendered (the construction's context holds placeholders).
+   */
+  late?(id: string): pulumi.Output<StepContext>;
   connection(node: string): ReturnType<typeof nodeConnection>;
   /** The Cluster's `retainOnDelete`, passed on to every step. */
   retainOnDelete: boolean;
@@ -156,9 +166,17 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       },
     }));
     const stdinSpec = kind.stdin;
-    const stdin = stdinSpec === undefined ? undefined : values.apply((v) => stdinSpec.render(ctx, v));
+    const late = src.late?.(step.id);
+    const stdin =
+      stdinSpec === undefined ? undefined : late ? late.apply((c) => values.apply((v) => stdinSpec.render(c, v))) : values.apply((v) => stdinSpec.render(ctx, v));
     const early = src.early(step.id);
-    const resolved = kind.scriptsUseEndpoint ? endpoint.apply((ep) => kind.scripts(ctx, ep)) : undefined;
+    const resolved = late
+      ? late.apply((c): pulumi.Output<StepScripts> =>
+          kind.scriptsUseEndpoint ? endpoint.apply((ep) => kind.scripts(c, ep)) : pulumi.output(kind.scripts(c, c.node.criSocket ?? DEFAULT_CRI_SOCKET)),
+        )
+      : kind.scriptsUseEndpoint
+        ? endpoint.apply((ep) => kind.scripts(ctx, ep))
+        : undefined;
     const cmd = stepCommand(parent, name, {
       step,
       scripts: resolved
@@ -202,8 +220,11 @@ const providers = new WeakMap<pulumi.ComponentResource, k8s.Provider>();
  * kubeadm-flags.env, backed up and replaced atomically) and its Node labelled and its cri-socket
  * annotation removed (gate in effect) or set (legacy). The `plan` output lists these steps.
  *
- * @throws KubeadmConfigError at construction (so at preview, before any remote command exists) on bad
- *   args, naming the node and the field; see `validateCluster`.
+ * @throws pulumi.InputPropertiesError at construction (so at preview, before any remote command
+ *   exists) on bad args, with the message naming the node and the field (see `validateCluster`) and the
+ *   property path (`nodes[1].criSocket`); also for an Output in a field that decides the plan. An
+ *   Output arg (`controlPlaneEndpoint`, a kubelet flag value, an install command) is checked once known:
+ *   a bad value fails the preview or the `up` before any step runs.
  */
 export class Cluster extends pulumi.ComponentResource {
   /** The admin kubeconfig of the cluster (secret). */
@@ -228,38 +249,54 @@ export class Cluster extends pulumi.ComponentResource {
   public readonly kubernetesVersion: pulumi.Output<string>;
 
   constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
-    const cluster = validateCluster(clusterSpec(args));
+    // Args given as Outputs where users have them (deferred.ts): planned with placeholders now, their
+    // steps' scripts and stdin rendered (and the values validated) once known.
+    const deferred = asInputErrors(args.nodes, () => deferredArgs(args));
+    const planArgs = deferred?.placeholders ?? args;
+    const cluster = asInputErrors(args.nodes, () => validateCluster(clusterSpec(planArgs)));
     const planOptions = { maxConcurrentJoins: args.maxConcurrentJoins, maxUnavailableWorkers: args.maxUnavailableWorkers };
     const steps = buildPlan(cluster, planOptions);
-    const settings = stepSettings(args);
-    const validNode = new Map<string, ValidNode>(cluster.nodes.map((n) => [n.name, n]));
     const resourceName = (id: string) => `${name}-${id}`;
     // Earlier names of this Cluster (`aliases: [{ name: "<old>" }]`): every child keeps its resource.
     const former = (opts?.aliases ?? []).flatMap((a) =>
       typeof a === "object" && a !== null && "name" in a && typeof a.name === "string" ? [a.name] : [],
     );
-    const contexts = new Map<string, StepContext>(
-      steps.map((step) => [
-        step.id,
-        {
-          cluster,
-          node: validNode.get(step.node) as ValidNode,
-          step,
-          settings,
-          owner: resourceName(step.id),
-          formerOwners: former.map((f) => `${f}-${step.id}`),
-          resourceName,
-        },
-      ]),
-    );
+    const contextsOf = (c: ValidCluster, settings: StepSettings) =>
+      new Map<string, StepContext>(
+        steps.map((step) => [
+          step.id,
+          {
+            cluster: c,
+            node: c.nodes.find((n) => n.name === step.node) as ValidNode,
+            step,
+            settings,
+            owner: resourceName(step.id),
+            formerOwners: former.map((f) => `${f}-${step.id}`),
+            resourceName,
+          },
+        ]),
+      );
     // Render every script before anything is registered: option errors surface here, not midway. (Kinds
     // whose scripts use the node's endpoint are rendered again below once the prepare step reported it.)
-    const scripts = new Map(
-      steps.map((s) => {
-        const ctx = contexts.get(s.id) as StepContext;
-        return [s.id, s.kind.scripts(ctx, ctx.node.criSocket ?? DEFAULT_CRI_SOCKET)];
-      }),
-    );
+    const render = (contexts: Map<string, StepContext>) =>
+      new Map(
+        steps.map((s) => {
+          const ctx = contexts.get(s.id) as StepContext;
+          return [s.id, s.kind.scripts(ctx, ctx.node.criSocket ?? DEFAULT_CRI_SOCKET)];
+        }),
+      );
+    const contexts = contextsOf(cluster, stepSettings(planArgs));
+    const scripts = render(contexts);
+    // Once the Output args are known: the contexts with their values, or why they are refused.
+    const late = deferred?.resolved.apply((a): { contexts?: Map<string, StepContext>; problem?: string } => {
+      try {
+        const c = contextsOf(validateCluster(clusterSpec(a)), stepSettings(a));
+        render(c);
+        return { contexts: c };
+      } catch (e) {
+        return { problem: (e as Error).message };
+      }
+    });
     super("kubeadm:index:Cluster", name, {}, opts);
     for (const w of cluster.warnings) pulumi.log.warn(w, this);
     if (cluster.kubeadmFeatureGates[NODE_LOCAL_CRI_SOCKET] === false && cluster.version.minor >= 34) {
@@ -281,8 +318,18 @@ export class Cluster extends pulumi.ComponentResource {
     // Before any step is registered: the plan must start from the node that ran init, and (at preview)
     // from a version kubeadm can upgrade. A refusal is an error of the deployment, and no step exists, so
     // nothing runs (a rejected Output in a step's inputs would leave the Pulumi program hanging).
-    const checked = pulumi.all([recorded.initNode, recorded.lastMembers]).apply(([initNode, last]) => {
+    // At `up` the Output args' values are checked here too; at preview, where they may be unknown, no step
+    // waits for them: a value known and refused fails the preview below.
+    const lateAtUp = late !== undefined && !pulumi.runtime.isDryRun() ? late : pulumi.output({ problem: undefined });
+    late?.apply((l) => {
+      if (l.problem !== undefined && pulumi.runtime.isDryRun()) {
+        pulumi.log.error(l.problem, this);
+        refuse(this, name, l.problem, connection(cp1Name));
+      }
+    });
+    const checked = pulumi.all([recorded.initNode, recorded.lastMembers, lateAtUp]).apply(([initNode, last, l]) => {
       try {
+        if (l.problem !== undefined) throw new Error(l.problem);
         checkInitNode(name, cluster, initNode);
         const t = planTransitions(cluster, last);
         if (pulumi.runtime.isDryRun()) for (const line of t.warnings) pulumi.log.warn(line, this);
@@ -300,6 +347,7 @@ export class Cluster extends pulumi.ComponentResource {
         : registerSteps(this, name, steps, {
             context: (id) => contexts.get(id) as StepContext,
             early: (id) => scripts.get(id) as StepScripts,
+            ...(late !== undefined ? { late: (id: string) => late.apply((l) => (l.contexts ?? contexts).get(id) as StepContext) } : {}),
             connection,
             retainOnDelete: opts?.retainOnDelete === true,
           }, former),

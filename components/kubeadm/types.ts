@@ -180,10 +180,13 @@ export interface ValidCluster {
 export class KubeadmConfigError extends Error {
   readonly node?: string;
   readonly field: string;
+  /** What is wrong, without the node and field prefix. */
+  readonly problem: string;
   constructor(field: string, problem: string, node?: string) {
     super(`${node !== undefined ? `node "${node}": ` : ""}${field}: ${problem}`);
     this.name = "KubeadmConfigError";
     this.node = node;
     this.field = field;
+    this.problem = problem;
   }
 }

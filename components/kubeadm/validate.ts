@@ -437,7 +437,7 @@ export function validateCluster(spec: ClusterSpec): ValidCluster {
     validateProxy(n.proxy, name);
     checkInstallCommand("kubeadmInstallCommand", n.kubeadmInstallCommand, name);
     checkInstallCommand("kubeletInstallCommand", n.kubeletInstallCommand, name);
-    if (typeof n.host === "string") {
+    if (typeof n.host === "string" && !isDeferred(n.port)) {
       const id = `${n.host.includes(":") ? `[${n.host.toLowerCase()}]` : n.host.toLowerCase()}:${n.port ?? 22}`;
       const other = endpoints.get(id);
       if (other !== undefined) throw new KubeadmConfigError("host", `same host and port (${id}) as node "${other}"`, name);

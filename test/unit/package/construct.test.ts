@@ -88,3 +88,16 @@ test("construct from a Python program's inputs registers the Cluster and one Com
   expect(stdin).toMatch(/- name: node-ip\n\s+value: 10\.0\.0\.2/);
   expect(stdin).toMatch(/key: dedicated\n\s+value: web\n\s+effect: NoSchedule|effect: NoSchedule\n\s+key: dedicated/);
 });
+
+test("bad args from a Python program come back as property errors on the path of the field", async () => {
+  const args = pythonArgs();
+  (args.nodes as Array<Record<string, unknown>>)[1]!.criSocket = "containerd";
+  const inputs = await fromPython(args);
+  const e = await provider.construct("bad", "kubeadm:index:Cluster", inputs, {}).then(
+    () => undefined,
+    (err: unknown) => err as pulumi.InputPropertiesError,
+  );
+  expect(pulumi.InputPropertiesError.isInstance(e)).toBe(true);
+  expect(e?.errors).toEqual([{ propertyPath: "nodes[1].criSocket", reason: expect.stringContaining("containerd") }]);
+  expect(e?.message).toMatch(/^node "w1": criSocket: /);
+});
