@@ -8,7 +8,6 @@ import { validateCluster } from "../kubeadm/validate";
 import { DEFAULT_CRI_SOCKET } from "../kubeadm/criSocket";
 import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
 import { buildPlan, type Step } from "../plan/steps";
-import { describePlan } from "../plan/describe";
 import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
 import type { StepScripts } from "../scripts/types";
 import { DEFAULT_KUBEADM_INSTALL_COMMAND, DEFAULT_KUBELET_INSTALL_COMMAND } from "../scripts/install";
@@ -17,6 +16,7 @@ import { stepCommand, valueCommand } from "./command";
 import { nodeConnection } from "./connection";
 import { records } from "./records";
 import { checkInitNode, planTransitions, type Transitions } from "./transitions";
+import { describeChanges } from "./changes";
 import { deferredArgs } from "./deferred";
 import { asInputErrors } from "./inputErrors";
 import type { ClusterArgs, NodeArgs } from "./args";
@@ -218,7 +218,7 @@ const providers = new WeakMap<pulumi.ComponentResource, k8s.Provider>();
  * parallel (`maxConcurrentJoins`), each join with fresh, secret join material; then each node's kubelet
  * files are made what that kubeadm version leaves (instance-config.yaml / config.yaml /
  * kubeadm-flags.env, backed up and replaced atomically) and its Node labelled and its cri-socket
- * annotation removed (gate in effect) or set (legacy). The `plan` output lists these steps.
+ * annotation removed (gate in effect) or set (legacy). The `plan` output says what a run changes.
  *
  * @throws pulumi.InputPropertiesError at construction (so at preview, before any remote command
  *   exists) on bad args, with the message naming the node and the field (see `validateCluster`) and the
@@ -241,8 +241,13 @@ export class Cluster extends pulumi.ComponentResource {
   /** Per-node status: name, role, resolved CRI endpoint, node-local or not. */
   public readonly nodes: pulumi.Output<NodeStatus[]>;
   /**
-   * The ordered steps in plain words, known at preview time, then at preview what the plan does to nodes
-   * of the last `up` (removals, runtime switches). Fails the preview on a version step kubeadm refuses.
+   * What this run changes, in plain words, known at preview: one line per node that changes, in rollout
+   * order (a join or `kubeadm init`, a version step, a runtime switch, a gate toggle, a machine gone),
+   * removed nodes last (drained, reset, Node deleted); one `nothing to change: ...` line when the
+   * component's record of the last `up` says the cluster is as asked. At preview the record is the last
+   * `up`'s; after an `up` it is that `up`'s own, so the stack output then says nothing to change.
+   * `refused: <why>` for a refused plan (a version step kubeadm refuses, a moved init node). The full
+   * step list of the desired state: `describePlan(buildPlan(...))`.
    */
   public readonly plan: pulumi.Output<string[]>;
   /** The version this program asks for, `v1.34.2`. */
@@ -333,12 +338,12 @@ export class Cluster extends pulumi.ComponentResource {
         checkInitNode(name, cluster, initNode);
         const t = planTransitions(cluster, last);
         if (pulumi.runtime.isDryRun()) for (const line of t.warnings) pulumi.log.warn(line, this);
-        return { refused: undefined, transitions: t };
+        return { refused: undefined, transitions: t, last };
       } catch (e) {
         const message = (e as Error).message;
         pulumi.log.error(message, this);
         refuse(this, name, message, connection(cp1Name));
-        return { refused: message, transitions: { warnings: [] } as Transitions };
+        return { refused: message, transitions: { warnings: [], byNode: new Map() } as Transitions, last };
       }
     });
     const registered = checked.apply((c) =>
@@ -365,10 +370,8 @@ export class Cluster extends pulumi.ComponentResource {
           ),
     );
     this.kubernetesVersion = pulumi.output(cluster.version.text);
-    this.plan = checked.apply(({ refused, transitions: t }) =>
-      refused !== undefined
-        ? [`refused: ${refused}`]
-        : [...describePlan(name, buildPlan(cluster, { ...planOptions, fromVersion: t.fromVersion })), ...t.warnings],
+    this.plan = checked.apply(({ refused, transitions: t, last }) =>
+      refused !== undefined ? [`refused: ${refused}`] : describeChanges(name, cluster, steps, last, t, planOptions),
     );
     this.registerOutputs({ kubeconfig: this.kubeconfig, nodes: this.nodes, plan: this.plan, kubernetesVersion: this.kubernetesVersion });
   }

@@ -8,7 +8,7 @@
  * - `<cluster>-init-node`: the node that ran `kubeadm init`. Its value is never updated
  *   (`ignoreChanges`), so it always reads back the first value: the preview refuses a plan whose first
  *   control-plane node is another one.
- * - `<cluster>-members`: the version, and each node's name, role and declared CRI socket, as the last
+ * - `<cluster>-members`: the version, the gate's state, and each node's name, role and declared CRI socket, as the last
  *   `up` asked. At preview its changes are ignored, so it reads back the last `up`'s value and the
  *   component can say, before anything runs, which nodes a plan removes (drain, reset, delete) or
  *   switches to another runtime, and from which version it upgrades; an `up` records the new value.
@@ -33,6 +33,8 @@ export interface MemberRecord {
 export interface MembersRecord {
   /** The version the last `up` asked for, `v1.34.2`. */
   version: string;
+  /** Whether NodeLocalCRISocket was in effect (absent in records of earlier versions of this package). */
+  nodeLocalCriSocket?: boolean;
   nodes: MemberRecord[];
 }
 
@@ -40,6 +42,7 @@ export interface MembersRecord {
 export function membersOf(cluster: ValidCluster): MembersRecord {
   return {
     version: cluster.version.text,
+    nodeLocalCriSocket: cluster.nodeLocalCriSocket,
     nodes: cluster.nodes.map((n) => ({ name: n.name, role: n.role, ...(n.criSocket !== undefined ? { criSocket: n.criSocket } : {}) })),
   };
 }
