@@ -15,6 +15,13 @@ export function isDeferred(value: unknown): boolean {
   return pulumi.Output.isInstance(value) || value instanceof Promise;
 }
 
+/** Whether a value is, or holds in its lists and maps, a value known only at run time. */
+function holdsDeferred(value: unknown, depth = 0): boolean {
+  if (isDeferred(value)) return true;
+  if (depth > 32 || value === null || typeof value !== "object") return false;
+  return Object.values(value).some((v) => holdsDeferred(v, depth + 1));
+}
+
 /** The args with their Output fields: placeholders for planning now, and the values once known. */
 export interface DeferredArgs {
   /**
@@ -95,7 +102,7 @@ export function refusePlanOutputs(args: ClusterArgs): void {
     "kubernetesVersion", "networking", "featureGates", "kubeletConfiguration", "maxConcurrentJoins", "kubeletSettleSeconds",
     "joinTokenTtl", "drainTimeoutSeconds", "drainGracePeriodSeconds", "maxUnavailableWorkers", "kubernetesProvider",
   ] as const;
-  for (const f of top) if (isDeferred(args[f])) throw new KubeadmConfigError(f, WHY);
+  for (const f of top) if (holdsDeferred(args[f])) throw new KubeadmConfigError(f, WHY);
   for (const f of ["nodes", "ssh"] as const) if (isDeferred(args[f])) throw new KubeadmConfigError(f, WHOLE);
   if (!Array.isArray(args.nodes)) return;
   args.nodes.forEach((n: ClusterNode, i) => {
@@ -104,7 +111,8 @@ export function refusePlanOutputs(args: ClusterArgs): void {
     const node = typeof n.name === "string" ? n.name : undefined;
     for (const f of ["name", "role", "criSocket", "labels", "taints", "gone", "proxy", "kubeletExtraArgs"] as const) {
       const why = f === "proxy" ? WHOLE : WHY;
-      if (isDeferred(n[f])) throw node !== undefined ? new KubeadmConfigError(f, why, node) : new KubeadmConfigError(`nodes[${i}].${f}`, why);
+      const inside = f === "labels" || f === "taints" ? holdsDeferred(n[f]) : isDeferred(n[f]);
+      if (inside) throw node !== undefined ? new KubeadmConfigError(f, why, node) : new KubeadmConfigError(`nodes[${i}].${f}`, why);
     }
     (Array.isArray(n.kubeletExtraArgs) ? n.kubeletExtraArgs : []).forEach((x, j) => {
       if (isDeferred(x) || (x !== null && typeof x === "object" && isDeferred(x.name))) throw new KubeadmConfigError(`kubeletExtraArgs[${j}]`, `${WHY} (only the value may be an Output)`, node);

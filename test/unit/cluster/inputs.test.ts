@@ -47,6 +47,8 @@ describe("bad args are InputPropertiesError with the path of the field", () => {
     ["a cluster-wide gate", (a: ClusterArgs) => (a.featureGates = { NodeLocalCriSocket: true }), "featureGates.NodeLocalCriSocket", "featureGates.NodeLocalCriSocket: "],
     ["a duplicate name (the later entry)", (a: ClusterArgs) => (a.nodes[4] = node("w1", "worker", 9)), "nodes[4].name", 'node "w1": name: duplicate node name'],
     ["a role given as an Output", (a: ClusterArgs) => (a.nodes[2]!.role = pulumi.output("control-plane") as never), "nodes[2].role", 'node "cp3": role: is an Output'],
+    ["a label value given as an Output", (a: ClusterArgs) => (a.nodes[3]!.labels = { tier: pulumi.output("web") as never }), "nodes[3].labels", 'node "w1": labels: is an Output'],
+    ["a kubeletConfiguration value given as an Output", (a: ClusterArgs) => (a.kubeletConfiguration = { maxPods: pulumi.output(200) }), "kubeletConfiguration", "kubeletConfiguration: is an Output"],
     ["nodes given as one Output", (a: ClusterArgs) => (a.nodes = pulumi.output(a.nodes) as never), "nodes", "nodes: is one Output as a whole"],
   ])("%s", (_, change, path, start) => {
     const args = clusterArgs();
