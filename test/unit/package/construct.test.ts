@@ -20,10 +20,18 @@ let deserializeInputs: (s: Struct, deps: Map<string, unknown>) => Promise<pulumi
 
 beforeAll(async () => {
   await installMocks({ nodeLocal: true });
-  const { ComponentProvider } = await import("@pulumi/pulumi/provider/experimental");
+  const { ComponentProvider, getPulumiComponents } = await import("@pulumi/pulumi/provider/experimental");
   ({ deserializeInputs } = (await import("@pulumi/pulumi/provider/server")) as unknown as { deserializeInputs: typeof deserializeInputs });
-  const { Cluster } = await import("../../../plugin");
-  provider = new ComponentProvider({ name: "kubeadm", components: [Cluster], dirname: `${__dirname}/../../../plugin` });
+  // As the Node.js plugin host does: the components are what the plugin's entry exports, the provider's
+  // name is its package.json's.
+  components = getPulumiComponents(await import("../../../plugin")).map((c) => c.name);
+  const name = (await import("../../../plugin/package.json")).name;
+  provider = new ComponentProvider({ name, components: getPulumiComponents(await import("../../../plugin")), dirname: `${__dirname}/../../../plugin` });
+});
+
+let components: string[];
+test("the plugin's entry exports exactly one component, the Cluster", () => {
+  expect(components).toEqual(["Cluster"]);
 });
 
 /** What a Python program's inputs look like on the wire (a Struct), deserialised as the plugin host does. */
