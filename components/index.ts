@@ -3,7 +3,7 @@
  * usable on their own).
  */
 export { Cluster, type NodeStatus } from "./cluster/cluster";
-export type { ClusterArgs, NodeArgs, ProxyArgs, SshDefaults } from "./cluster/args";
+export type { ClusterArgs, ClusterNode, KubeletExtraArg, SshProxy, SshDefaults, NodeArgs, ProxyArgs } from "./cluster/args";
 export * from "./kubeadm";
 export { buildPlan, type Step, type StepAction, type PlanOptions } from "./plan/steps";
 export { describePlan } from "./plan/describe";

@@ -8,7 +8,6 @@ import { validateCluster } from "../kubeadm/validate";
 import { DEFAULT_CRI_SOCKET } from "../kubeadm/criSocket";
 import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
 import { buildPlan, type Step } from "../plan/steps";
-import { describePlan } from "../plan/describe";
 import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
 import type { StepScripts } from "../scripts/types";
 import { DEFAULT_KUBEADM_INSTALL_COMMAND, DEFAULT_KUBELET_INSTALL_COMMAND } from "../scripts/install";
@@ -19,6 +18,9 @@ import { stepCommand, valueCommand } from "./command";
 import { nodeConnection } from "./connection";
 import { records } from "./records";
 import { checkInitNode, planTransitions, type Transitions } from "./transitions";
+import { describeChanges } from "./changes";
+import { deferredArgs } from "./deferred";
+import { asInputErrors } from "./inputErrors";
 import type { ClusterArgs, NodeArgs } from "./args";
 
 /** Per-node status, an output of the component. */
@@ -65,7 +67,7 @@ function clusterSpec(args: ClusterArgs): ClusterSpec {
         kubeletInstallCommand: n.kubeletInstallCommand,
       };
     }),
-    controlPlaneEndpoint: args.controlPlaneEndpoint,
+    controlPlaneEndpoint: args.controlPlaneEndpoint as string | undefined, // plain: placeholder or value (deferred.ts)
     networking: args.networking,
     featureGates: args.featureGates,
     kubeletConfiguration: args.kubeletConfiguration,
@@ -80,7 +82,10 @@ function clusterSpec(args: ClusterArgs): ClusterSpec {
   };
 }
 
-/** The settings step kinds read, defaults applied (validated with the rest of the args). */
+/**
+ * The settings step kinds read, defaults applied (validated with the rest of the args). `args` holds no
+ * Output in the fields read here: placeholders or values (deferred.ts).
+ */
 function stepSettings(args: ClusterArgs): StepSettings {
   return {
     joinTokenTtl: args.joinTokenTtl ?? "2h0m0s",
@@ -90,7 +95,7 @@ function stepSettings(args: ClusterArgs): StepSettings {
     kubeadmInstall: (node) => {
       const n = args.nodes.find((x) => x.name === node);
       const template = n?.kubeadmInstallCommand ?? n?.installCommand ?? args.kubeadmInstallCommand ?? args.installCommand ?? DEFAULT_KUBEADM_INSTALL_COMMAND;
-      return template === "" ? undefined : template;
+      return template === "" ? undefined : (template as string);
     },
     kubeletInstall: (node) => {
       const n = args.nodes.find((x) => x.name === node);
@@ -98,7 +103,7 @@ function stepSettings(args: ClusterArgs): StepSettings {
       // kubeletInstallCommand there is no second install step.
       const legacy = (n?.installCommand ?? args.installCommand) !== undefined;
       const template = n?.kubeletInstallCommand ?? args.kubeletInstallCommand ?? (legacy ? "" : DEFAULT_KUBELET_INSTALL_COMMAND);
-      return template === "" ? undefined : template;
+      return template === "" ? undefined : (template as string);
     },
   };
 }
@@ -120,6 +125,11 @@ interface StepSources {
   context(id: string): StepContext;
   /** The scripts rendered at construction (with the declared endpoint). */
   early(id: string): StepScripts;
+  /**
+   * With args given as Outputs (deferred.ts): the step's context once their values are known, from
+   * which its scripts and stdin are rendered (the construction's context holds placeholders).
+   */
+  late?(id: string): pulumi.Output<StepContext>;
   connection(node: string): ReturnType<typeof nodeConnection>;
   /** The Cluster's `retainOnDelete`, passed on to every step. */
   retainOnDelete: boolean;
@@ -163,19 +173,29 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     const endpoint = endpoints.get(step.node) as pulumi.Output<string>;
     const stdinSpec = kind.stdin;
     // Only a step with stdin data waits for the values it is made from (every Output costs the SDK a few promises).
-    const data = stdinSpec === undefined ? undefined : runValues(step.id, endpoint, stdinSpec.reads?.(ctx) ?? [], out).apply((v) => stdinSpec.render(ctx, v));
+    // With args given as Outputs the step's context is known late (src.late); its scripts and stdin wait for it.
+    const late = src.late?.(step.id);
+    const dataFor = (c: StepContext) => runValues(step.id, endpoint, stdinSpec?.reads?.(c) ?? [], out).apply((v) => stdinSpec?.render(c, v) ?? "");
+    const data = stdinSpec === undefined ? undefined : late ? late.apply(dataFor) : dataFor(ctx);
     // The step's values head its stdin (shown by `pulumi preview --diff`), known now when its endpoint is.
-    const withValues = (ep: string, d: string) => {
-      const v = stepValues(ctx, ep);
+    const withValues = (c: StepContext, ep: string, d: string) => {
+      const v = stepValues(c, ep);
       return stdinWithValues(v.title, v.values, d);
     };
     const knownEndpoint = ctx.node.criSocket ?? (kind.endpointFrom !== undefined ? "" : undefined);
-    const stdin =
-      data === undefined && knownEndpoint !== undefined
-        ? withValues(knownEndpoint, "")
-        : pulumi.all([endpoint ?? "", data ?? ""]).apply(([ep, d]) => withValues(ep, d));
+    const stdin = late
+      ? pulumi.all([late, endpoint ?? "", data ?? ""]).apply(([c, ep, d]) => withValues(c, ep, d))
+      : data === undefined && knownEndpoint !== undefined
+        ? withValues(ctx, knownEndpoint, "")
+        : pulumi.all([endpoint ?? "", data ?? ""]).apply(([ep, d]) => withValues(ctx, ep, d));
     const early = src.early(step.id);
-    const resolved = kind.scriptsUseEndpoint ? endpoint.apply((ep) => kind.scripts(ctx, ep)) : undefined;
+    const resolved = late
+      ? late.apply((c): pulumi.Output<StepScripts> =>
+          kind.scriptsUseEndpoint ? endpoint.apply((ep) => kind.scripts(c, ep)) : pulumi.output(kind.scripts(c, c.node.criSocket ?? DEFAULT_CRI_SOCKET)),
+        )
+      : kind.scriptsUseEndpoint
+        ? endpoint.apply((ep) => kind.scripts(ctx, ep))
+        : undefined;
     const cmd = stepCommand(parent, name, {
       step,
       scripts: resolved
@@ -205,6 +225,9 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
   return { stdout: out, endpoint: (node) => endpoints.get(node) as pulumi.Output<string>, all: [...commands.values()] };
 }
 
+/** Each Cluster's kubernetes Provider (kept outside the class: a property would be a schema output). */
+const providers = new WeakMap<pulumi.ComponentResource, k8s.Provider>();
+
 /**
  * A kubeadm Kubernetes cluster on machines reached over SSH, each node's CRI socket kept node-local
  * wherever the `NodeLocalCRISocket` gate is in effect (KEP-4656). Type token `kubeadm:index:Cluster`.
@@ -214,66 +237,91 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
  * parallel (`maxConcurrentJoins`), each join with fresh, secret join material; then each node's kubelet
  * files are made what that kubeadm version leaves (instance-config.yaml / config.yaml /
  * kubeadm-flags.env, backed up and replaced atomically) and its Node labelled and its cri-socket
- * annotation removed (gate in effect) or set (legacy). The `plan` output lists these steps.
+ * annotation removed (gate in effect) or set (legacy). The `plan` output says what a run changes.
  *
- * @throws KubeadmConfigError at construction (so at preview, before any remote command exists) on bad
- *   args, naming the node and the field; see `validateCluster`.
+ * @throws pulumi.InputPropertiesError at construction (so at preview, before any remote command
+ *   exists) on bad args, with the message naming the node and the field (see `validateCluster`) and the
+ *   property path (`nodes[1].criSocket`); also for an Output in a field that decides the plan. An
+ *   Output arg (`controlPlaneEndpoint`, a kubelet flag value, an install command) is checked once known:
+ *   a bad value fails the preview or the `up` before any step runs.
  */
 export class Cluster extends pulumi.ComponentResource {
   /** The admin kubeconfig of the cluster (secret). */
   public readonly kubeconfig: pulumi.Output<string>;
   /**
-   * A `@pulumi/kubernetes` Provider built from `kubeconfig`, for deploying workloads onto the cluster;
-   * undefined when `kubernetesProvider` is false.
+   * A `@pulumi/kubernetes` Provider built from `kubeconfig`, for deploying workloads onto the cluster
+   * from a TypeScript program; undefined when `kubernetesProvider` is false. Not an output of the
+   * package's schema (a getter, which schema inference skips): other languages build their own Provider
+   * from `kubeconfig`, and the generated SDKs need no kubernetes package.
    */
-  public readonly provider: k8s.Provider | undefined;
+  public get provider(): k8s.Provider | undefined {
+    return providers.get(this);
+  }
   /** Per-node status: name, role, resolved CRI endpoint, node-local or not. */
   public readonly nodes: pulumi.Output<NodeStatus[]>;
   /**
-   * The ordered steps in plain words, known at preview time, then at preview what the plan does to nodes
-   * of the last `up` (removals, runtime switches). Fails the preview on a version step kubeadm refuses.
+   * What this run changes, in plain words, known at preview: one line per node that changes, in rollout
+   * order (a join or `kubeadm init`, a version step, a runtime switch, a gate toggle, a machine gone),
+   * removed nodes last (drained, reset, Node deleted); one `nothing to change: ...` line when the
+   * component's record of the last `up` says the cluster is as asked. At preview the record is the last
+   * `up`'s; after an `up` it is that `up`'s own, so the stack output then says nothing to change.
+   * `refused: <why>` for a refused plan (a version step kubeadm refuses, a moved init node). The full
+   * step list of the desired state: `describePlan(buildPlan(...))`.
    */
   public readonly plan: pulumi.Output<string[]>;
   /** The version this program asks for, `v1.34.2`. */
   public readonly kubernetesVersion: pulumi.Output<string>;
-  /** The validated cluster (plain values). */
-  public readonly spec: ValidCluster;
 
   constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
-    const cluster = validateCluster(clusterSpec(args));
+    // Args given as Outputs where users have them (deferred.ts): planned with placeholders now, their
+    // steps' scripts and stdin rendered (and the values validated) once known.
+    const deferred = asInputErrors(args.nodes, () => deferredArgs(args));
+    const planArgs = deferred?.placeholders ?? args;
+    const cluster = asInputErrors(args.nodes, () => validateCluster(clusterSpec(planArgs)));
     const planOptions = { maxConcurrentJoins: args.maxConcurrentJoins, maxUnavailableWorkers: args.maxUnavailableWorkers };
     const steps = buildPlan(cluster, planOptions);
-    const settings = stepSettings(args);
-    const validNode = new Map<string, ValidNode>(cluster.nodes.map((n) => [n.name, n]));
     const resourceName = (id: string) => `${name}-${id}`;
     // Earlier names of this Cluster (`aliases: [{ name: "<old>" }]`): every child keeps its resource.
     const former = (opts?.aliases ?? []).flatMap((a) =>
       typeof a === "object" && a !== null && "name" in a && typeof a.name === "string" ? [a.name] : [],
     );
-    const contexts = new Map<string, StepContext>(
-      steps.map((step) => [
-        step.id,
-        {
-          cluster,
-          node: validNode.get(step.node) as ValidNode,
-          step,
-          settings,
-          owner: resourceName(step.id),
-          formerOwners: former.map((f) => `${f}-${step.id}`),
-          resourceName,
-        },
-      ]),
-    );
+    const contextsOf = (c: ValidCluster, settings: StepSettings) =>
+      new Map<string, StepContext>(
+        steps.map((step) => [
+          step.id,
+          {
+            cluster: c,
+            node: c.nodes.find((n) => n.name === step.node) as ValidNode,
+            step,
+            settings,
+            owner: resourceName(step.id),
+            formerOwners: former.map((f) => `${f}-${step.id}`),
+            resourceName,
+          },
+        ]),
+      );
     // Render every script before anything is registered: option errors surface here, not midway. (Kinds
     // whose scripts use the node's endpoint are rendered again below once the prepare step reported it.)
-    const scripts = new Map(
-      steps.map((s) => {
-        const ctx = contexts.get(s.id) as StepContext;
-        return [s.id, s.kind.scripts(ctx, ctx.node.criSocket ?? DEFAULT_CRI_SOCKET)];
-      }),
-    );
+    const render = (contexts: Map<string, StepContext>) =>
+      new Map(
+        steps.map((s) => {
+          const ctx = contexts.get(s.id) as StepContext;
+          return [s.id, s.kind.scripts(ctx, ctx.node.criSocket ?? DEFAULT_CRI_SOCKET)];
+        }),
+      );
+    const contexts = contextsOf(cluster, stepSettings(planArgs));
+    const scripts = render(contexts);
+    // Once the Output args are known: the contexts with their values, or why they are refused.
+    const late = deferred?.resolved.apply((a): { contexts?: Map<string, StepContext>; problem?: string } => {
+      try {
+        const c = contextsOf(validateCluster(clusterSpec(a)), stepSettings(a));
+        render(c);
+        return { contexts: c };
+      } catch (e) {
+        return { problem: (e as Error).message };
+      }
+    });
     super("kubeadm:index:Cluster", name, {}, opts);
-    this.spec = cluster;
     for (const w of cluster.warnings) pulumi.log.warn(w, this);
     if (cluster.kubeadmFeatureGates[NODE_LOCAL_CRI_SOCKET] === false && cluster.version.minor >= 34) {
       pulumi.log.warn(`featureGates.${NODE_LOCAL_CRI_SOCKET}: false keeps the legacy flag and annotation on ${cluster.version.text}, but kubeadm 1.36 locks the gate on: turn it back on before upgrading to 1.36`, this);
@@ -302,17 +350,27 @@ export class Cluster extends pulumi.ComponentResource {
     // Before any step is registered: the plan must start from the node that ran init, and (at preview)
     // from a version kubeadm can upgrade. A refusal is an error of the deployment, and no step exists, so
     // nothing runs (a rejected Output in a step's inputs would leave the Pulumi program hanging).
-    const checked = pulumi.all([recorded.initNode, recorded.lastMembers]).apply(([initNode, last]) => {
+    // At `up` the Output args' values are checked here too; at preview, where they may be unknown, no step
+    // waits for them: a value known and refused fails the preview below.
+    const lateAtUp = late !== undefined && !pulumi.runtime.isDryRun() ? late : pulumi.output({ problem: undefined });
+    late?.apply((l) => {
+      if (l.problem !== undefined && pulumi.runtime.isDryRun()) {
+        pulumi.log.error(l.problem, this);
+        refuse(this, name, l.problem, connection(cp1Name));
+      }
+    });
+    const checked = pulumi.all([recorded.initNode, recorded.lastMembers, lateAtUp]).apply(([initNode, last, l]) => {
       try {
+        if (l.problem !== undefined) throw new Error(l.problem);
         checkInitNode(name, cluster, initNode);
         const t = planTransitions(cluster, last);
         if (pulumi.runtime.isDryRun()) for (const line of t.warnings) pulumi.log.warn(line, this);
-        return { refused: undefined, transitions: t };
+        return { refused: undefined, transitions: t, last };
       } catch (e) {
         const message = (e as Error).message;
         pulumi.log.error(message, this);
         refuse(this, name, message, connection(cp1Name));
-        return { refused: message, transitions: { warnings: [] } as Transitions };
+        return { refused: message, transitions: { warnings: [], byNode: new Map() } as Transitions, last };
       }
     });
     const registered = checked.apply((c) => {
@@ -322,6 +380,7 @@ export class Cluster extends pulumi.ComponentResource {
           : registerSteps(this, name, steps, {
               context: (id) => contexts.get(id) as StepContext,
               early: (id) => scripts.get(id) as StepScripts,
+              ...(late !== undefined ? { late: (id: string) => late.apply((l) => (l.contexts ?? contexts).get(id) as StepContext) } : {}),
               connection,
               retainOnDelete: opts?.retainOnDelete === true,
             }, former);
@@ -331,8 +390,7 @@ export class Cluster extends pulumi.ComponentResource {
     });
 
     this.kubeconfig = pulumi.secret(registered.apply((r) => (r ? r.stdout(`${cp1Name}-kubeconfig`) : "")));
-    this.provider =
-      args.kubernetesProvider === false ? undefined : new k8s.Provider(`${name}-provider`, { kubeconfig: this.kubeconfig }, { parent: this });
+    if (args.kubernetesProvider !== false) providers.set(this, new k8s.Provider(`${name}-provider`, { kubeconfig: this.kubeconfig }, { parent: this }));
     this.nodes = registered.apply((r): pulumi.Output<NodeStatus[]> =>
       r === undefined
         ? pulumi.output([])
@@ -343,10 +401,8 @@ export class Cluster extends pulumi.ComponentResource {
           ),
     );
     this.kubernetesVersion = pulumi.output(cluster.version.text);
-    this.plan = checked.apply(({ refused, transitions: t }) =>
-      refused !== undefined
-        ? [`refused: ${refused}`]
-        : [...describePlan(name, buildPlan(cluster, { ...planOptions, fromVersion: t.fromVersion })), ...t.warnings],
+    this.plan = checked.apply(({ refused, transitions: t, last }) =>
+      refused !== undefined ? [`refused: ${refused}`] : describeChanges(name, cluster, steps, last, t, planOptions),
     );
     this.registerOutputs({ kubeconfig: this.kubeconfig, nodes: this.nodes, plan: this.plan, kubernetesVersion: this.kubernetesVersion });
   }

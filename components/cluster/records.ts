@@ -8,7 +8,7 @@
  * - `<cluster>-init-node`: the node that ran `kubeadm init`. Its value is never updated
  *   (`ignoreChanges`), so it always reads back the first value: the preview refuses a plan whose first
  *   control-plane node is another one.
- * - `<cluster>-members`: the version, and each node's name, role and declared CRI socket, as the last
+ * - `<cluster>-members`: the version, the gate's state, and each node's name, role and declared CRI socket, as the last
  *   `up` whose every step succeeded asked. At preview its changes are ignored, so it reads back that
  *   value and the component can say, before anything runs, which nodes a plan removes (drain, reset,
  *   delete) or switches to another runtime, and from which version it upgrades. An `up` records the new
@@ -37,6 +37,8 @@ export interface MemberRecord {
 export interface MembersRecord {
   /** The version the last `up` asked for, `v1.34.2`. */
   version: string;
+  /** Whether NodeLocalCRISocket was in effect (absent in records of earlier versions of this package). */
+  nodeLocalCriSocket?: boolean;
   nodes: MemberRecord[];
 }
 
@@ -44,6 +46,7 @@ export interface MembersRecord {
 export function membersOf(cluster: ValidCluster): MembersRecord {
   return {
     version: cluster.version.text,
+    nodeLocalCriSocket: cluster.nodeLocalCriSocket,
     nodes: cluster.nodes.map((n) => ({ name: n.name, role: n.role, ...(n.criSocket !== undefined ? { criSocket: n.criSocket } : {}) })),
   };
 }
@@ -95,7 +98,9 @@ export function records(
   if (!pulumi.runtime.isDryRun()) {
     return {
       initNode,
-      lastMembers: pulumi.output(undefined),
+      // Not read at `up` (the record is written there, after the steps): the plan output after an `up`
+      // compares the cluster with what this `up` records, so it says "nothing to change".
+      lastMembers: pulumi.output(membersOf(cluster)),
       recordMembers: (steps) => {
         valueCommand(parent, membersName, membersOf(cluster), connection, steps === undefined, former("members"), steps ?? []);
       },

@@ -14,6 +14,8 @@ export interface Transitions {
   fromVersion?: string;
   /** One line per destructive or disruptive change, naming the node: shown as warnings at preview and in the plan. */
   warnings: string[];
+  /** The same lines by node name (a node removed, switched to another runtime, or marked gone). */
+  byNode: Map<string, string>;
 }
 
 /** What a runtime switch does, in the words of a warning. */
@@ -29,37 +31,40 @@ function switchWords(cluster: ValidCluster): string {
  *   kubeadm refuses (a skipped minor, a downgrade): kubeadm's rule, `checkUpgrade`.
  */
 export function planTransitions(cluster: ValidCluster, last: MembersRecord | undefined): Transitions {
+  const byNode = new Map<string, string>();
   const gone = cluster.nodes
     .filter((n) => n.gone)
-    .map(
-      (n) =>
-        `node "${n.name}" is marked gone: this up deletes its Node object from the first control-plane node and runs nothing on the machine; its steps stay in the state, retained on delete (take the entry out of nodes afterwards to drop them)`,
-    );
-  if (last === undefined) return { warnings: gone };
+    .map((n) => {
+      const line = `node "${n.name}" is marked gone: this up deletes its Node object from the first control-plane node and runs nothing on the machine; its steps stay in the state, retained on delete (take the entry out of nodes afterwards to drop them)`;
+      byNode.set(n.name, line);
+      return line;
+    });
+  if (last === undefined) return { warnings: gone, byNode };
   const from = parseKubernetesVersion(last.version);
   checkUpgrade(from, cluster.version);
   const now = new Map(cluster.nodes.map((n) => [n.name, n]));
   const warnings: string[] = [];
   for (const old of last.nodes) {
     const n = now.get(old.name);
+    let line: string | undefined;
     if (n === undefined) {
-      warnings.push(
-        `node "${old.name}" is no longer in nodes: this up will drain it, run kubeadm reset on it (with its CRI socket${
-          old.role === "control-plane" ? "; this removes its etcd member" : ""
-        }), then delete its Node object`,
-      );
+      line = `node "${old.name}" is no longer in nodes: this up will drain it, run kubeadm reset on it (with its CRI socket${
+        old.role === "control-plane" ? "; this removes its etcd member" : ""
+      }), then delete its Node object`;
     } else if (old.criSocket !== undefined && n.criSocket !== undefined && old.criSocket !== n.criSocket) {
-      warnings.push(`node "${old.name}": criSocket ${old.criSocket} -> ${n.criSocket}: this up will ${switchWords(cluster)}`);
+      line = `node "${old.name}": criSocket ${old.criSocket} -> ${n.criSocket}: this up will ${switchWords(cluster)}`;
     } else if (old.criSocket !== n.criSocket) {
       // Declared on one side only: whether the endpoint changes is known on the node (the socket the
       // kubelet uses now, or the one detection finds), so the preview names the possibility.
       const detected = "detected on the node";
-      warnings.push(
-        `node "${old.name}": criSocket ${old.criSocket ?? detected} -> ${n.criSocket ?? detected}: if that is not the endpoint its kubelet uses now, this up will ${switchWords(cluster)}`,
-      );
+      line = `node "${old.name}": criSocket ${old.criSocket ?? detected} -> ${n.criSocket ?? detected}: if that is not the endpoint its kubelet uses now, this up will ${switchWords(cluster)}`;
+    }
+    if (line !== undefined) {
+      warnings.push(line);
+      byNode.set(old.name, line);
     }
   }
-  return { fromVersion: from.text, warnings: [...warnings, ...gone] };
+  return { fromVersion: from.text, warnings: [...warnings, ...gone], byNode };
 }
 
 /**

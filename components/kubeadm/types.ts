@@ -6,8 +6,36 @@
  * which returns a {@link ValidCluster} or throws a {@link KubeadmConfigError}.
  */
 
-/** A node's role, as kubeadm sees it: `control-plane` runs `kubeadm init`/`join --control-plane`. */
-export type NodeRole = "control-plane" | "worker";
+/**
+ * A node's role, as kubeadm sees it: a control-plane node runs `kubeadm init` (the first one) or `kubeadm
+ * join --control-plane`, a worker `kubeadm join`. An enum whose values are the plain strings, so
+ * `"control-plane"` and `"worker"` are accepted as written (stack config, other languages, TypeScript).
+ * Written as a const object and its value type (an enum form Pulumi's schema inference reads as the
+ * enum `NodeRole`): a TypeScript `enum` would refuse the string literals in existing programs.
+ */
+export const NodeRole = {
+  /** Runs the API server and an etcd member; the first in `nodes` runs `kubeadm init`. */
+  ControlPlane: "control-plane",
+  /** Runs workloads; joins with `kubeadm join`. */
+  Worker: "worker",
+} as const;
+/** `control-plane` or `worker`: see the const `NodeRole`. */
+export type NodeRole = (typeof NodeRole)[keyof typeof NodeRole];
+
+/**
+ * A taint's effect (core/v1 TaintEffect), the same strings as Kubernetes: `NoSchedule`, `PreferNoSchedule`,
+ * `NoExecute`. A const object and its value type, as `NodeRole`.
+ */
+export const TaintEffect = {
+  /** New pods that do not tolerate the taint are not scheduled on the node. */
+  NoSchedule: "NoSchedule",
+  /** The scheduler tries not to place pods that do not tolerate the taint on the node. */
+  PreferNoSchedule: "PreferNoSchedule",
+  /** Pods that do not tolerate the taint are evicted, and new ones not scheduled. */
+  NoExecute: "NoExecute",
+} as const;
+/** `NoSchedule`, `PreferNoSchedule` or `NoExecute`: see the const `TaintEffect`. */
+export type TaintEffect = (typeof TaintEffect)[keyof typeof TaintEffect];
 
 /** One kubelet flag, kubeadm v1beta4 `nodeRegistration.kubeletExtraArgs` entry: `--<name>=<value>`. */
 export interface KubeletArg {
@@ -19,8 +47,8 @@ export interface KubeletArg {
 export interface Taint {
   key: string;
   value?: string;
-  /** `NoSchedule`, `PreferNoSchedule` or `NoExecute`; checked at runtime. */
-  effect: string;
+  /** `NoSchedule`, `PreferNoSchedule` or `NoExecute`; checked at run time too (stack config is any JSON). */
+  effect: TaintEffect;
 }
 
 /** A node as written by the user, before validation. Only plain values. */
@@ -152,10 +180,13 @@ export interface ValidCluster {
 export class KubeadmConfigError extends Error {
   readonly node?: string;
   readonly field: string;
+  /** What is wrong, without the node and field prefix. */
+  readonly problem: string;
   constructor(field: string, problem: string, node?: string) {
     super(`${node !== undefined ? `node "${node}": ` : ""}${field}: ${problem}`);
     this.name = "KubeadmConfigError";
     this.node = node;
     this.field = field;
+    this.problem = problem;
   }
 }

@@ -16,6 +16,7 @@ import {
   Networking,
   NodeRole,
   Taint,
+  TaintEffect,
   ValidCluster,
   ValidNode,
 } from "./types";
@@ -48,7 +49,7 @@ export function isLabelValue(s: unknown): s is string {
   return typeof s === "string" && (s === "" || (s.length <= 63 && NAME_PART.test(s)));
 }
 
-const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+const TAINT_EFFECTS: string[] = Object.values(TaintEffect);
 const ARG_NAME = /^[a-z0-9][a-z0-9-]*$/;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -325,7 +326,7 @@ function validateTaints(taints: unknown, node: string): Taint[] | undefined {
     const id = `${t.key}:${t.effect}`;
     if (seen.has(id)) throw new KubeadmConfigError(f, `duplicate taint ${t.key} with effect ${t.effect}`, node);
     seen.add(id);
-    return { key: t.key, ...(t.value !== undefined ? { value: t.value as string } : {}), effect: t.effect };
+    return { key: t.key, ...(t.value !== undefined ? { value: t.value as string } : {}), effect: t.effect as TaintEffect };
   });
 }
 
@@ -436,7 +437,7 @@ export function validateCluster(spec: ClusterSpec): ValidCluster {
     validateProxy(n.proxy, name);
     checkInstallCommand("kubeadmInstallCommand", n.kubeadmInstallCommand, name);
     checkInstallCommand("kubeletInstallCommand", n.kubeletInstallCommand, name);
-    if (typeof n.host === "string") {
+    if (typeof n.host === "string" && !isDeferred(n.port)) {
       const id = `${n.host.includes(":") ? `[${n.host.toLowerCase()}]` : n.host.toLowerCase()}:${n.port ?? 22}`;
       const other = endpoints.get(id);
       if (other !== undefined) throw new KubeadmConfigError("host", `same host and port (${id}) as node "${other}"`, name);

@@ -125,9 +125,13 @@ test("maxConcurrentJoins bounds the workers joining at once", async () => {
   }
 });
 
-test("the plan output lists every step in order, known without running anything", async () => {
-  const c = new Cluster("c", clusterArgs());
-  const plan = await valueOf(c.plan);
+test("describePlan lists every step of the desired state in order, known without running anything; the plan output says what the run changes", async () => {
+  const { buildPlan, describePlan, validateCluster } = await import("../../../components");
+  const args = clusterArgs();
+  const c = new Cluster("c", args);
+  // Under the mocks the component's record reads back what this run recorded: nothing left to change.
+  expect(await valueOf(c.plan)).toEqual([expect.stringMatching(/^nothing to change: cluster "c" is as the last up recorded it \(v1\.33\.2, 5 nodes\)/)]);
+  const plan = describePlan("c", buildPlan(validateCluster(args as never)));
   expect(plan).toHaveLength(5 * 6 + 4 + 4 * 2);
   expect(plan[0]).toMatch(/^1\. c-cp1-prepare \(no dependency\): check kubeadm/);
   const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));

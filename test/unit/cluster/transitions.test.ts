@@ -2,29 +2,10 @@
  * What the component says at preview from its own records: the init node may not move, removed nodes
  * and runtime switches are named, a version step kubeadm refuses is refused.
  */
-import { validateCluster } from "../../../components/kubeadm/validate";
-import type { ClusterSpec } from "../../../components/kubeadm/types";
+import { CONTAINERD, CRIO, base, cluster } from "../helpers/smallCluster";
 import { checkInitNode, planTransitions } from "../../../components/cluster/transitions";
 import { membersOf } from "../../../components/cluster/records";
 
-const CONTAINERD = "unix:///run/containerd/containerd.sock";
-const CRIO = "unix:///var/run/crio/crio.sock";
-
-function cluster(nodes: Array<[string, string, string?]>, version = "v1.34.2") {
-  const spec: ClusterSpec = {
-    kubernetesVersion: version,
-    controlPlaneEndpoint: "k8s.example.internal:6443",
-    nodes: nodes.map(([name, role, criSocket], i) => ({ name, role, host: `10.0.0.${i + 1}`, ...(criSocket ? { criSocket } : {}) })),
-  };
-  return validateCluster(spec);
-}
-
-const base: Array<[string, string, string?]> = [
-  ["cp-1", "control-plane", CONTAINERD],
-  ["cp-2", "control-plane", CONTAINERD],
-  ["worker-1", "worker", CONTAINERD],
-  ["worker-2", "worker"],
-];
 
 test("the node that ran kubeadm init removed or moved: refused, saying why and what to do", () => {
   const removed = cluster(base.slice(1));
@@ -55,7 +36,7 @@ test("removed nodes and changed sockets are named; unchanged or new nodes are no
     `node "worker-1": criSocket ${CONTAINERD} -> ${CRIO}: this up will switch its container runtime in place: cordon and drain it, rewrite its kubelet files (instance-config.yaml and config.yaml), restart and check the kubelet, uncordon it; one node at a time in the rollout line`,
   ]);
   expect(planTransitions(cluster(base), last).warnings).toEqual([]);
-  expect(planTransitions(cluster(base), undefined)).toEqual({ warnings: [] });
+  expect(planTransitions(cluster(base), undefined)).toEqual({ warnings: [], byNode: new Map() });
 });
 
 test("a criSocket declared where it was detected, or left to detection where it was declared, is named as a possible runtime switch", () => {

@@ -1,5 +1,5 @@
 /** Cluster args used across the component tests: 3 control-plane nodes, 2 workers (one CRI-O). */
-import type { ClusterArgs, NodeArgs } from "../../../components";
+import type { ClusterArgs, NodeArgs, NodeRole } from "../../../components";
 import type { StepSettings } from "../../../components/steps/kind";
 import { SECRETS } from "./mocks";
 
@@ -21,7 +21,7 @@ export function hostKey(i: number): string {
   return `ssh-ed25519 ${Buffer.concat([field(Buffer.from("ssh-ed25519")), field(Buffer.alloc(32, i))]).toString("base64")}`;
 }
 
-export function node(name: string, role: string, i: number, extra: Partial<NodeArgs> = {}): NodeArgs {
+export function node(name: string, role: NodeRole, i: number, extra: Partial<NodeArgs> = {}): NodeArgs {
   return { name, role, host: `10.0.0.${i}`, hostKey: hostKey(i), ...extra };
 }
 

@@ -116,7 +116,7 @@ describe("validateCluster: errors name node and field", () => {
     expect(validateCluster(base({}, [cp({ labels: { "example.com/zone": "a-1", e: "" } })])).nodes[0].labels).toEqual({ "example.com/zone": "a-1", e: "" });
   });
   it("taints", () => {
-    expectError(base({}, [cp({ taints: [{ key: "a", effect: "Never" }] })]), "taints[0].effect", "cp1");
+    expectError(base({}, [cp({ taints: [{ key: "a", effect: "Never" as never }] })]), "taints[0].effect", "cp1");
     expectError(base({}, [cp({ taints: [{ key: "a b", effect: "NoSchedule" }] })]), "taints[0].key", "cp1");
     expectError(base({}, [cp({ taints: [{ key: "a", value: "x\n", effect: "NoSchedule" }] })]), "taints[0].value", "cp1");
     expectError(base({}, [cp({ taints: [{ key: "a", effect: "NoSchedule" }, { key: "a", effect: "NoSchedule" }] })]), "taints[1]", "cp1", /duplicate/);
