@@ -141,5 +141,5 @@ describe("kubeadm's own flags and quoting", () => {
     expect(names.stdout).toBe("cp-one\nhost-b\n");
     const ready = await cp.kubectl("get", "nodes", "-o", 'jsonpath={.items[*].status.conditions[?(@.type=="Ready")].status}');
     expect(ready.stdout).toBe("True True");
-  }, 30000);
+  }, 120000);
 });

@@ -16,7 +16,7 @@ beforeAll(async () => {
   expect((await cp.kubeadm("init", "--config", cp.config("i.yaml", initConfig({ version: "v1.33.2", name: "cp1", gates: { NodeLocalCRISocket: true } })))).code).toBe(0);
   const j = parseJoin((await cp.kubeadm("token", "create", "--print-join-command")).stdout);
   expect((await w.kubeadm("join", "--config", w.config("j.yaml", joinConfig({ name: "w1", ...j })))).code).toBe(0);
-}, 30000);
+}, 120000);
 afterAll(async () => lab.close());
 
 describe("cluster store", () => {
@@ -26,7 +26,7 @@ describe("cluster store", () => {
     expect(results.map((r) => r.code)).toEqual(Array(12).fill(0));
     const labels = lab.store().nodes.w1.metadata.labels;
     for (let i = 0; i < 12; i++) expect(labels[`lab/k${i}`]).toBe(`v${i}`);
-  }, 30000);
+  }, 120000);
 
   test("replace with a stale resourceVersion fails with the API server's conflict", async () => {
     const cm = JSON.parse((await cp.kubectl("get", "configmap", "-n", "kube-system", "kubeadm-config", "-o", "json")).stdout) as { metadata: { resourceVersion: string }; data: Record<string, string> };
@@ -141,7 +141,7 @@ describe("kubelet health check", () => {
     w.setVersion("v1.34.0");
     w.write("/var/lib/kubelet/kubeadm-flags.env", 'KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10"\n');
     await expectActive(w);
-  }, 30000);
+  }, 120000);
 });
 
 describe("reset and durations", () => {
@@ -161,7 +161,7 @@ describe("reset and durations", () => {
     expect(again.stderr).toBe("");
     expect(again.code).toBe(0);
     expect((await cp.kubectl("get", "node", "w1")).stdout).toMatch(/\nw1 +Ready /);
-  }, 30000);
+  }, 120000);
   test("two runtimes: reset without --cri-socket fails on a worker with kubeadm's message, changing nothing; with it, it runs", async () => {
     await w.addRuntime("cri-dockerd");
     const refused = await w.kubeadm("reset", "-f");
@@ -177,14 +177,14 @@ describe("reset and durations", () => {
     expect(w.exists("/etc/kubernetes/kubelet.conf")).toBe(false);
     const j = parseJoin((await cp.kubeadm("token", "create", "--print-join-command")).stdout);
     expect((await w.kubeadm("join", "--config", w.config("j.yaml", joinConfig({ name: "w1", criSocket: CONTAINERD, ...j })))).code).toBe(0);
-  }, 30000);
+  }, 120000);
   test("a control-plane node with an admin kubeconfig takes its socket from the cluster (instance config), so two runtimes do not fail it", async () => {
     await cp.addRuntime("crio");
     const r = await cp.kubeadm("reset", "-f");
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(cp.exists("/etc/kubernetes/admin.conf")).toBe(false);
-  }, 30000);
+  }, 120000);
   async function expectRestartFails(): Promise<void> {
     await w.systemctl("restart", "kubelet");
     expect((await w.systemctl("is-active", "kubelet")).code).toBe(3);

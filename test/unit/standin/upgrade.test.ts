@@ -127,7 +127,7 @@ describe("kubelet-config phase, 1.33 with the gate on (kubeadm upgrade node on t
   let w: LabNode;
   beforeAll(async () => {
     ({ lab, w } = await cluster("v1.33.2", { NodeLocalCRISocket: true }));
-  }, 30000);
+  }, 120000);
   /** Set the files, annotate (1.33 finds a node without instance config by the annotation; upgrade removes it), upgrade. */
   const upgradeNode = async (files: { instance?: string; flags?: string }, annotation = CRIO) => {
     await lab.hostKubectl("annotate", "node", "w1", `${ANNOTATION}=${annotation}`, "--overwrite");
@@ -302,7 +302,7 @@ describe("version policy", () => {
     const c = await cluster("v1.33.2");
     lab = c.lab;
     cp = c.cp;
-  }, 30000);
+  }, 120000);
   const apply = async (kubeadmVersion: string, target: string, ...extra: string[]) => {
     cp.setVersion(kubeadmVersion);
     return cp.kubeadm("upgrade", "apply", target, ...extra);
