@@ -53,8 +53,8 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    socket and check kubeadm's version and skew rules there), all before anything changes;
  * 2. the first control-plane node: `init` (once), `cluster-config-read` and `cluster-config` (featureGates
  *    in the kubeadm-config ConfigMap), then its rollout unit: `upgrade` (the kubeadm package and
- *    `kubeadm upgrade apply`, before anything else in the cluster upgrades), `drain` (only for a runtime
- *    switch), `kubelet` (the kubelet and kubectl packages, restart, check), `kubelet-files`,
+ *    `kubeadm upgrade apply`, before anything else in the cluster upgrades), `drain` (a new kubelet version
+ *    or a runtime switch), `kubelet` (the kubelet and kubectl packages, restart, check), `kubelet-files`,
  *    `node-metadata` (uncordon what this component cordoned); then `kubeconfig` (read after the upgrade,
  *    which renews the admin certificate);
  * 3. each other control-plane node, one at a time, each after the previous one's unit: `join-token`
