@@ -10,7 +10,7 @@ import * as os from "os";
 import * as path from "path";
 
 const REPO = path.resolve(__dirname, "..", "..");
-jest.setTimeout(300_000);
+jest.setTimeout(900_000); // a guard against a hang, sized for a busy 2-core machine
 
 let scratch: string;
 let tarball: string;

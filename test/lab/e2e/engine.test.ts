@@ -7,10 +7,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "fs";
 import { REPO_ROOT } from "../nodes";
 import { join } from "path";
-import { CRIO, LAB_DIR, LAB_INSTALL, MIXED, kubeadmEvents, labDown, labUp, nodeFile, run, writeStack } from "./helpers";
+import { CRIO, LAB_DIR, LAB_INSTALL, MIXED, kubeadmEvents, labDown, labUp, nodeFile, run, writeStack, E2E_TEST_LIMIT_MS } from "./helpers";
 import { exportStackAsStored } from "../engine/stack";
 
-jest.setTimeout(600_000);
+jest.setTimeout(E2E_TEST_LIMIT_MS);
 afterAll(labDown);
 
 const stack = (version: string) => writeStack("engine", version, MIXED, { "kubeadm:installCommand": LAB_INSTALL });

@@ -6,9 +6,9 @@ import { existsSync, unlinkSync, writeFileSync } from "fs";
 import { join } from "path";
 import { startNodeSshd, stopNodeSshd, hostPathOf } from "../nodes";
 import { buildPlan, validateCluster } from "../../../components";
-import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, MIXED, kubeadmEvents, labDown, labUp, nodeFile, nodeTree, run, setLabClock, storeNodes, writeStack, type TestNode } from "./helpers";
+import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, MIXED, kubeadmEvents, labDown, labUp, nodeFile, nodeTree, run, setLabClock, storeNodes, writeStack, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
-jest.setTimeout(180_000);
+jest.setTimeout(E2E_TEST_LIMIT_MS);
 
 afterAll(labDown);
 

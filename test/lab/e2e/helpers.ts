@@ -15,6 +15,13 @@ import { pulumiPaths } from "../engine/paths";
 /** The e2e tests' own lab folder, apart from a developer's `.lab`. */
 export const LAB_DIR = join(REPO_ROOT, ".lab-e2e");
 
+/**
+ * Jest's limit for one e2e test, in ms: a guard against a hang, not a speed check. A scenario takes 1 to
+ * 3 minutes on an idle 2-core machine and several times that beside other work (a 300 s limit was
+ * reached under a load average of 12), so the limit is far above either.
+ */
+export const E2E_TEST_LIMIT_MS = 1_200_000;
+
 /** A node of a test stack, plus the runtime sockets the lab gives it. */
 export interface TestNode {
   name: string;

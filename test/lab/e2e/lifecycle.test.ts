@@ -5,9 +5,9 @@
  * removing or moving the node that ran init is refused at preview; removing a worker is announced at
  * preview and done in kubeadm's order (drain, reset, delete the Node).
  */
-import { CONTAINERD, CRIO, LAB_DIR, kubeadmEvents, labDown, labUp, run, storeNodes, writeStack, type E2eRun, type TestNode } from "./helpers";
+import { CONTAINERD, CRIO, LAB_DIR, kubeadmEvents, labDown, labUp, run, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
-jest.setTimeout(300_000);
+jest.setTimeout(E2E_TEST_LIMIT_MS);
 afterAll(labDown);
 
 const NODES: TestNode[] = [

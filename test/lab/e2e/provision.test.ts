@@ -4,9 +4,9 @@
  * node's files and the stand-in cluster store hold exactly what kubeadm-facts.md says for that version.
  * A second apply with nothing changed runs no remote command.
  */
-import { CONTAINERD, CONTAINERD_PROBED, CRIO, MIXED, labDown, labUp, nodeFile, ran, run, storeNodes, writeStack } from "./helpers";
+import { CONTAINERD, CONTAINERD_PROBED, CRIO, MIXED, labDown, labUp, nodeFile, ran, run, storeNodes, writeStack, E2E_TEST_LIMIT_MS } from "./helpers";
 
-jest.setTimeout(180_000);
+jest.setTimeout(E2E_TEST_LIMIT_MS);
 
 afterAll(labDown);
 

@@ -9,9 +9,9 @@
  */
 import { writeFileSync } from "fs";
 import { hostPathOf } from "../nodes";
-import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, criStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack, type E2eRun, type TestNode } from "./helpers";
+import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, criStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
-jest.setTimeout(300_000);
+jest.setTimeout(E2E_TEST_LIMIT_MS);
 afterAll(labDown);
 
 const BASE: TestNode[] = [

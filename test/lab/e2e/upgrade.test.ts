@@ -4,10 +4,10 @@
  * config, flag) match kubeadm-facts.md; the kubeadm-config ConfigMap holds the gate as asked; no node
  * is upgraded twice.
  */
-import { CONTAINERD, LAB_DIR, LAB_INSTALLS, MIXED, MIXED_ENDPOINTS, clusterConfiguration, criStates, expectedCriStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack } from "./helpers";
+import { CONTAINERD, LAB_DIR, LAB_INSTALLS, MIXED, MIXED_ENDPOINTS, clusterConfiguration, criStates, expectedCriStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack, E2E_TEST_LIMIT_MS } from "./helpers";
 import type { E2eRun } from "./helpers";
 
-jest.setTimeout(300_000);
+jest.setTimeout(E2E_TEST_LIMIT_MS);
 afterAll(labDown);
 
 const names = MIXED.map((n) => n.name);
