@@ -24,9 +24,12 @@ import type * as inputs from "@pulumi/command/types/input";
 import { remoteCommand } from "../scripts/script";
 import type { Step } from "../plan/steps";
 
-/** A step's scripts (`StepScripts`), each known now or once an earlier step reported (init/join need the node's endpoint). */
+/**
+ * A step's scripts (`StepScripts`), each known now or once an earlier step reported (init/join need the
+ * node's endpoint). `create` may resolve to undefined: the create runs no command (`idleOnJoin`).
+ */
 export interface StepScriptInputs {
-  create: pulumi.Input<string>;
+  create: pulumi.Input<string | undefined>;
   update?: pulumi.Input<string>;
   delete?: pulumi.Input<string>;
 }
@@ -82,9 +85,9 @@ function aliasesFor(formerNames: string[]): { aliases?: pulumi.Alias[] } {
   return formerNames.length > 0 ? { aliases: formerNames.map((name) => ({ name })) } : {};
 }
 
-/** The command text of a script that may not be known yet. */
-function wrap(script: pulumi.Input<string>): pulumi.Input<string> {
-  return typeof script === "string" ? remoteCommand(script) : pulumi.output(script).apply(remoteCommand);
+/** The command text of a script that may not be known yet (undefined stays undefined: no command). */
+function wrap<T extends string | undefined>(script: pulumi.Input<T>): pulumi.Input<T> {
+  return (typeof script === "string" ? remoteCommand(script) : pulumi.output(script).apply((s) => (s === undefined ? undefined : remoteCommand(s)))) as pulumi.Input<T>;
 }
 
 /**
@@ -118,7 +121,8 @@ export function stepCommand(
     `${clusterName}-${a.step.id}`,
     {
       connection: a.connection,
-      create: wrap(a.scripts.create),
+      // An Output resolving to undefined leaves `create` unset: the create runs no command.
+      create: wrap(a.scripts.create) as pulumi.Input<string>,
       ...(a.scripts.update !== undefined ? { update: wrap(a.scripts.update) } : {}),
       ...(a.scripts.delete !== undefined ? { delete: wrap(a.scripts.delete) } : {}),
       ...(a.stdin !== undefined ? { stdin: a.stdin } : {}),

@@ -80,9 +80,13 @@ export function endpointInUse(files: ReadonlyMap<string, FileState>): string | u
 /**
  * The drain step's stdin, from what the node's `upgrade` step printed: `drain <reason>` when the kubelet
  * is about to change (a worker not at `target`; any node whose endpoint in use differs from `endpoint`),
- * else `keep <reason>`. Never throws: output it cannot read means drain (the safe side).
+ * else `keep <reason>`; `keep` too when the upgrade step printed nothing (it ran no command: its node
+ * joined at the target, `idleOnJoin`). Never throws: output it cannot read means drain (the safe side).
  */
 export function drainVerdict(upgradeStdout: string, role: string, target: string, endpoint: string): string {
+  // The upgrade step ran no command (its node joined at the target in the run that made it): nothing
+  // rolled out there, so nothing to drain for.
+  if (upgradeStdout.trim() === "") return `keep the node joined at the target, nothing rolled out\n`;
   try {
     const version = /^nodeVersion=(\S+)$/m.exec(upgradeStdout)?.[1];
     const inUse = endpointInUse(parseFileSnapshot(upgradeStdout));
@@ -105,4 +109,5 @@ export const drain: StepKind = {
     reads: ({ node }) => [stepId(node.name, "upgrade")],
     render: ({ cluster, node }, v) => drainVerdict(v.stdout(stepId(node.name, "upgrade")), node.role, cluster.version.text, v.endpoint),
   },
+  idleOnJoin: true,
 };

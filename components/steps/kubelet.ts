@@ -66,4 +66,5 @@ export const kubelet: StepKind = {
   },
   scriptsUseEndpoint: true,
   dataOutput: true,
+  idleOnJoin: true,
 };

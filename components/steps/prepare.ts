@@ -29,8 +29,9 @@ export interface PrepareInput {
 }
 
 /**
- * The prepare script. Prints `criSocket=<endpoint>`, `kubeadmVersion=<kubeadm version -o short>` and
- * `kubeletVersion=<the installed kubelet's version>` (empty when no kubelet is installed), then checks
+ * The prepare script. Prints `criSocket=<endpoint>`, `kubeadmVersion=<kubeadm version -o short>`,
+ * `kubeletVersion=<the installed kubelet's version>` (empty when no kubelet is installed) and
+ * `joined=yes|no` (whether /etc/kubernetes/kubelet.conf exists: the node ran init or join before), then checks
  * kubeadm's version rules on the node and in the cluster (`pk_version_rules`: the kubelet's skew against
  * the API server and the target, and on the first control-plane node the cluster's version step). A
  * failed check fails the step, which is then not recorded: the next `up` reads the node again.
@@ -64,6 +65,8 @@ export function prepareScripts(input: PrepareInput): StepScripts {
     `kubelet=""`,
     `if command -v kubelet >/dev/null; then kubelet=$(kubelet --version 2>/dev/null | sed -n 's/^Kubernetes //p' || true); fi`,
     `printf 'kubeletVersion=%s\\n' "$kubelet"`,
+    // Whether the node had joined a cluster (or run init) before this run: kubeadm writes kubelet.conf then.
+    `if [ -e /etc/kubernetes/kubelet.conf ]; then echo joined=yes; else echo joined=no; fi`,
     `pk_version_rules ${shellQuote(input.version)} "$kubelet" ${input.firstControlPlane ? "yes" : "no"}`,
   ];
   return { create: renderScript(input.node, body) };
@@ -84,6 +87,15 @@ function detectedEndpoint(node: string, stdout: string): string {
   return normalizeCriSocket(line.slice("criSocket=".length).trim());
 }
 
+/**
+ * Whether a prepare step's output says the node had joined a cluster before this run (`joined=yes`).
+ * Output without the line (a gone machine's kept step, a step recorded by an older version) counts as
+ * joined: the node then keeps its place in the rollout line, the safe side.
+ */
+export function joinedBefore(stdout: string): boolean {
+  return !/^joined=no$/m.test(stdout);
+}
+
 /** `prepare`: check kubeadm, settle the CRI socket (declared, or detected as kubeadm does). */
 export const prepare: StepKind = {
   action: "prepare",
@@ -102,4 +114,5 @@ export const prepare: StepKind = {
       firstControlPlane: node.name === cluster.controlPlane[0]?.name,
     }),
   endpointFrom: detectedEndpoint,
+  joinedFrom: joinedBefore,
 };
