@@ -26,9 +26,9 @@ const reg = (name: string): Registration => {
 const WORKERS = ["w1", "w2", "w3", "w4", "w5"];
 const args = () => clusterArgs({ nodes: [...clusterArgs().nodes.slice(0, 3), ...WORKERS.map((n, i) => node(n, "worker", 10 + i))] });
 
-async function up(joined: (node: string) => boolean): Promise<void> {
+async function up(joined: (node: string) => boolean, version = "v1.33.2"): Promise<void> {
   fake.joined = joined;
-  const c = new Cluster("c", args());
+  const c = new Cluster("c", { ...args(), kubernetesVersion: version });
   await valueOf(c.nodes);
   await settled();
 }
@@ -94,4 +94,16 @@ test("lineAfter: the window counts only nodes that had joined; a node ahead is w
   expect(lineAfter({ ready: [ln("x")] }, () => true)).toEqual(["x-node-metadata"]);
   expect(lineAfter({ ready: [ln("x")] }, () => false)).toEqual(["x-join"]);
   expect(lineAfter(undefined, () => true)).toEqual([]);
+});
+
+test("an upgrade leaves init and join alone: their scripts do not name the version (it travels in their ignored stdin)", async () => {
+  const scripts = async (version: string) => {
+    registrations.splice(0);
+    await up(() => true, version);
+    return Object.fromEntries(["cp1-init", "cp2-join", "w1-join"].map((id) => [id, [reg(`c-${id}`).inputs.create, reg(`c-${id}`).inputs.update]]));
+  };
+  const before = await scripts("v1.33.2");
+  const after = await scripts("v1.34.2");
+  expect(after).toEqual(before);
+  expect(JSON.stringify(reg("c-w1-join").inputs.stdin)).toContain("# pulumi-kubeadm: kubernetesVersion v1.34.2");
 });
