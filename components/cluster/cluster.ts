@@ -85,6 +85,7 @@ function stepSettings(args: ClusterArgs): StepSettings {
     kubeletSettleSeconds: args.kubeletSettleSeconds ?? 10,
     drainTimeoutSeconds: args.drainTimeoutSeconds ?? 300,
     drainGracePeriodSeconds: args.drainGracePeriodSeconds,
+    maxUnavailableWorkers: args.maxUnavailableWorkers ?? 1,
     kubeadmInstall: (node) => {
       const n = args.nodes.find((x) => x.name === node);
       const template = n?.kubeadmInstallCommand ?? n?.installCommand ?? args.kubeadmInstallCommand ?? args.installCommand ?? DEFAULT_KUBEADM_INSTALL_COMMAND;

@@ -78,6 +78,8 @@ export interface StepSettings {
   drainTimeoutSeconds: number;
   /** `kubectl drain --grace-period`, seconds; undefined = each pod's own. */
   drainGracePeriodSeconds?: number;
+  /** Workers cordoned at the same time, at most (whole number >= 1; the plan checks it). */
+  maxUnavailableWorkers: number;
   /** A node's kubeadm install command template for upgrades (`{version}`, `{minor}`), or undefined for none. */
   kubeadmInstall(node: string): string | undefined;
   /** A node's kubelet and kubectl install command template for upgrades, or undefined for none. */
