@@ -7,7 +7,7 @@ import type * as command from "@pulumi/command";
 import { validateCluster } from "../kubeadm/validate";
 import { DEFAULT_CRI_SOCKET } from "../kubeadm/criSocket";
 import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
-import { buildPlan, type Step } from "../plan/steps";
+import { buildPlan, lineAfter, type Step } from "../plan/steps";
 import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
 import type { StepScripts } from "../scripts/types";
 import { DEFAULT_KUBEADM_INSTALL_COMMAND, DEFAULT_KUBELET_INSTALL_COMMAND } from "../scripts/install";
@@ -92,6 +92,7 @@ function stepSettings(args: ClusterArgs): StepSettings {
     kubeletSettleSeconds: args.kubeletSettleSeconds ?? 10,
     drainTimeoutSeconds: args.drainTimeoutSeconds ?? 300,
     drainGracePeriodSeconds: args.drainGracePeriodSeconds,
+    maxUnavailableWorkers: args.maxUnavailableWorkers ?? 1,
     kubeadmInstall: (node) => {
       const n = args.nodes.find((x) => x.name === node);
       const template = n?.kubeadmInstallCommand ?? n?.installCommand ?? args.kubeadmInstallCommand ?? args.installCommand ?? DEFAULT_KUBEADM_INSTALL_COMMAND;
@@ -161,7 +162,10 @@ function runValues(stepId: string, endpoint: pulumi.Output<string>, reads: strin
 function registerSteps(parent: pulumi.ComponentResource, name: string, steps: Step[], src: StepSources, former: string[]): RegisteredSteps {
   const commands = new Map<string, command.remote.Command>();
   const endpoints = new Map<string, pulumi.Output<string>>();
+  /** Whether each node had joined before this run, as its prepare step reported. */
+  const joined = new Map<string, pulumi.Output<boolean>>();
   const out = (id: string) => (commands.get(id) as command.remote.Command).stdout;
+  const cmd = (id: string) => commands.get(id) as command.remote.Command;
   for (const step of steps) {
     const kind = step.kind;
     const ctx = src.context(step.id);
@@ -171,6 +175,21 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       continue;
     }
     const endpoint = endpoints.get(step.node) as pulumi.Output<string>;
+    const after = step.after.map(cmd);
+    // The rollout line's waits, decided by what the nodes reported in their prepare steps.
+    const line = step.line;
+    const lineNodes = line === undefined ? [] : [...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node, ...line.window.earlier.map((n) => n.node)] : [])];
+    const dependsOn =
+      line === undefined
+        ? after
+        : pulumi.all(lineNodes.map((n) => joined.get(n) ?? pulumi.output(true))).apply((flags) => {
+            const had = new Map(lineNodes.map((n, i) => [n, flags[i] as boolean]));
+            return [...after, ...lineAfter(line, (n) => had.get(n) ?? true).map(cmd)];
+          });
+    const idle = kind.idleOnJoin === true ? (joined.get(step.node) ?? pulumi.output(true)) : undefined;
+    /** A script, or (idleOnJoin, on a node that had not joined) undefined for a create that runs nothing. */
+    const unlessJoining = (script: pulumi.Input<string>): pulumi.Input<string | undefined> =>
+      idle === undefined ? script : pulumi.all([idle, script]).apply(([had, text]) => (had ? text : undefined));
     const stdinSpec = kind.stdin;
     // Only a step with stdin data waits for the values it is made from (every Output costs the SDK a few promises).
     // With args given as Outputs the step's context is known late (src.late); its scripts and stdin wait for it.
@@ -196,31 +215,35 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       : kind.scriptsUseEndpoint
         ? endpoint.apply((ep) => kind.scripts(ctx, ep))
         : undefined;
-    const cmd = stepCommand(parent, name, {
+    const made = stepCommand(parent, name, {
       step,
       scripts: resolved
         ? {
-            create: resolved.apply((x) => x.create),
+            create: unlessJoining(resolved.apply((x) => x.create)),
             update: resolved.apply((x) => (x.update !== x.create ? x.update : undefined)),
             ...(early.delete !== undefined ? { delete: resolved.apply((x) => x.delete as string) } : {}),
           }
-        : early,
+        : idle !== undefined
+          ? { ...early, create: unlessJoining(early.create), update: early.update ?? early.create }
+          : early,
       connection: src.connection(step.runsOn),
       stdin: stdinSpec?.secret ? pulumi.secret(stdin) : stdin,
       secretOutput: kind.secretOutput === true,
       dataOutput: kind.dataOutput,
-      dependsOn: step.after.map((id) => commands.get(id) as command.remote.Command),
+      dependsOn,
       // kubeadm init/join run once: a later change of their configuration (a new version, new join
       // material, kubeletExtraArgs or taints of a joined node) changes nothing and is not an update.
       ignoreChanges: kind.runsOnce ? ["stdin"] : undefined,
       retainOnDelete: src.retainOnDelete,
     }, former);
-    commands.set(step.id, cmd);
+    commands.set(step.id, made);
     const endpointFrom = kind.endpointFrom;
     if (endpointFrom !== undefined) {
       const declared = ctx.node.criSocket;
-      endpoints.set(step.node, declared !== undefined ? pulumi.output(declared) : cmd.stdout.apply((o) => endpointFrom(step.node, o)));
+      endpoints.set(step.node, declared !== undefined ? pulumi.output(declared) : made.stdout.apply((o) => endpointFrom(step.node, o)));
     }
+    const joinedFrom = kind.joinedFrom;
+    if (joinedFrom !== undefined) joined.set(step.node, made.stdout.apply((o) => joinedFrom(o)));
   }
   return { stdout: out, endpoint: (node) => endpoints.get(node) as pulumi.Output<string>, all: [...commands.values()] };
 }

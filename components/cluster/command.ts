@@ -26,9 +26,12 @@ import type * as inputs from "@pulumi/command/types/input";
 import { remoteCommand } from "../scripts/script";
 import type { Step } from "../plan/steps";
 
-/** A step's scripts (`StepScripts`), each known now or once an earlier step reported (init/join need the node's endpoint). */
+/**
+ * A step's scripts (`StepScripts`), each known now or once an earlier step reported (init/join need the
+ * node's endpoint). `create` may resolve to undefined: the create runs no command (`idleOnJoin`).
+ */
 export interface StepScriptInputs {
-  create: pulumi.Input<string>;
+  create: pulumi.Input<string | undefined>;
   /** Left out of the Command when it is the same string as `create` (an Output resolving to undefined: left out too). */
   update?: pulumi.Input<string | undefined>;
   delete?: pulumi.Input<string>;
@@ -90,12 +93,9 @@ function aliasesFor(formerNames: string[]): { aliases?: pulumi.Alias[] } {
   return formerNames.length > 0 ? { aliases: formerNames.map((name) => ({ name })) } : {};
 }
 
-/** The command text of a script that may not be known yet. */
-function wrap(script: pulumi.Input<string>): pulumi.Input<string>;
-function wrap(script: pulumi.Input<string | undefined>): pulumi.Input<string | undefined>;
-function wrap(script: pulumi.Input<string | undefined>): pulumi.Input<string | undefined> {
-  if (typeof script === "string") return remoteCommand(script, true);
-  return pulumi.output(script).apply((s) => (s === undefined ? undefined : remoteCommand(s, true)));
+/** The command text of a script that may not be known yet (undefined stays undefined: no command). */
+function wrap<T extends string | undefined>(script: pulumi.Input<T>): pulumi.Input<T> {
+  return (typeof script === "string" ? remoteCommand(script, true) : pulumi.output(script).apply((s) => (s === undefined ? undefined : remoteCommand(s, true)))) as pulumi.Input<T>;
 }
 
 /**
@@ -136,7 +136,8 @@ export function stepCommand(
     `${clusterName}-${a.step.id}`,
     {
       connection: a.connection,
-      create: wrap(a.scripts.create),
+      // An Output resolving to undefined leaves `create` unset: the create runs no command.
+      create: wrap(a.scripts.create) as pulumi.Input<string>,
       // pulumi-command runs `create` on an update when `update` is unset: an update equal to it is left out.
       ...(a.scripts.update !== undefined && a.scripts.update !== a.scripts.create ? { update: wrap(a.scripts.update) as pulumi.Input<string> } : {}),
       ...(a.scripts.delete !== undefined ? { delete: wrap(a.scripts.delete) } : {}),

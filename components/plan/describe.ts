@@ -1,7 +1,18 @@
 /**
  * The plan in plain words: the `plan` output of the component, known at preview time.
  */
-import type { Step } from "./steps";
+import type { LineWait, Step } from "./steps";
+
+/** The rollout line's waits in words: what each node's prepare report decides. */
+function lineWords(line: LineWait | undefined): string[] {
+  if (line === undefined) return [];
+  const words = (line.ready ?? []).map((n) => `after ${n.unitDone} if ${n.node} had joined before this run, else after ${n.joining}`);
+  const w = line.window;
+  if (w !== undefined && w.earlier.length > 0) {
+    words.push(`if ${w.node} had joined before this run: at most ${w.size} such worker unit(s) at once, in line order`);
+  }
+  return words;
+}
 
 /**
  * One line per step, numbered in plan order:
@@ -13,8 +24,8 @@ import type { Step } from "./steps";
 export function describePlan(cluster: string, steps: Step[]): string[] {
   return steps.map((s, i) => {
     const where = s.runsOn !== s.node ? `on ${s.runsOn}, ` : "";
-    const after = s.after.length > 0 ? `after ${s.after.join(", ")}` : "no dependency";
-    return `${i + 1}. ${cluster}-${s.id} (${where}${after}): ${s.summary}`;
+    const waits = [...(s.after.length > 0 ? [`after ${s.after.join(", ")}`] : []), ...lineWords(s.line)];
+    return `${i + 1}. ${cluster}-${s.id} (${where}${waits.length > 0 ? waits.join("; ") : "no dependency"}): ${s.summary}`;
   });
 }
 
@@ -27,7 +38,8 @@ export function checkPlanOrder(steps: Step[]): void {
   const seen = new Set<string>();
   for (const s of steps) {
     if (seen.has(s.id)) throw new Error(`plan: step ${s.id} appears twice`);
-    for (const a of s.after) {
+    const line = [...(s.line?.ready ?? []).flatMap((n) => [n.unitDone, n.joining]), ...(s.line?.window?.earlier ?? []).map((n) => n.unitDone)];
+    for (const a of [...s.after, ...line]) {
       if (!seen.has(a)) throw new Error(`plan: step ${s.id} runs after ${a}, which is not an earlier step`);
     }
     seen.add(s.id);

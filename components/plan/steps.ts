@@ -5,7 +5,7 @@
  * `up` does. This file decides only which steps exist and their order; what a step does is its kind's.
  */
 import type { ValidCluster, ValidNode } from "../kubeadm/types";
-import type { Step, StepKind } from "../steps/kind";
+import type { LineNode, LineWait, Step, StepKind } from "../steps/kind";
 import { stepId } from "../steps/ids";
 import { prepare } from "../steps/prepare";
 import { init } from "../steps/init";
@@ -20,7 +20,7 @@ import { kubeletFiles } from "../steps/kubeletFiles";
 import { nodeMetadata } from "../steps/nodeMetadata";
 import { forget } from "../steps/forget";
 
-export type { Step, StepAction } from "../steps/kind";
+export type { LineNode, LineWait, Step, StepAction } from "../steps/kind";
 export { stepId } from "../steps/ids";
 
 /** Options of the plan. */
@@ -57,15 +57,21 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    or a runtime switch), `kubelet` (the kubelet and kubectl packages, restart, check), `kubelet-files`,
  *    `node-metadata` (uncordon what this component cordoned); then `kubeconfig` (read after the upgrade,
  *    which renews the admin certificate);
- * 3. each other control-plane node, one at a time, each after the previous one's unit: `join-token`
- *    (made on the first control-plane node), `join` (once), then its unit (`kubeadm upgrade node`): a
+ * 3. each other control-plane node, one at a time: `join-token` (made on the first control-plane node)
+ *    after the node before it is at the target, `join` (once), then its unit (`kubeadm upgrade node`): a
  *    control-plane node added in the same `up` as a version change joins a control plane already at
  *    the target;
- * 4. workers after the last control-plane unit: `join-token`, `join` (at most `maxConcurrentJoins` at
- *    once), then their units, at most `maxUnavailableWorkers` at once: `upgrade`, `drain` (a new
+ * 4. workers once the control plane is at the target: `join-token`, `join` (at most `maxConcurrentJoins`
+ *    at once), then their units, at most `maxUnavailableWorkers` at once: `upgrade`, `drain` (a new
  *    kubelet version or a runtime switch), `kubelet`, `kubelet-files`, `node-metadata`.
  *
- * On a node that is already as wanted (a new node joins at the target) every unit step does nothing.
+ * "At the target" and the worker window are decided at run time from each node's own `prepare` report
+ * (`joined=yes|no`, the step's `line`, resolved by {@link lineAfter}), never from the stack: a node that
+ * had joined before this run is at the target once its unit is done and takes its place in the line;
+ * a node that had not joins at the target in this run, so its unit rolls nothing out (its `upgrade`,
+ * `drain`, `kubelet` and `kubelet-files` run no command, `idleOnJoin`), it is at the target once it
+ * joined, and it neither waits in the line nor holds it up. A new cluster thus joins its workers side
+ * by side and runs no unit one after another; an upgrade keeps kubeadm's order and the window.
  * A worker whose machine is gone (`gone`) keeps its steps, frozen (nothing runs, retained on delete), and
  * gets `forget` (its Node object deleted from the first control-plane node).
  *
@@ -81,7 +87,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   const from = options.fromVersion;
   const change = from !== undefined && from !== to ? `${from} to ${to}` : `to ${to}`;
   const steps: Step[] = [];
-  const add = (node: ValidNode, runsOn: string, kind: StepKind, after: string[]): string => {
+  const add = (node: ValidNode, runsOn: string, kind: StepKind, after: string[], line?: LineWait): string => {
     const frozen = node.gone && kind !== forget;
     steps.push({
       id: stepId(node.name, kind.action),
@@ -91,46 +97,67 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       kind,
       // A gone machine's steps keep their place (and their resources) but wait for nothing and run nothing.
       after: frozen ? [] : after,
+      ...(line !== undefined && !frozen ? { line } : {}),
       summary: frozen ? "the machine is gone: kept in the state as it is, nothing runs, retained on delete" : kind.summary({ cluster, node, firstControlPlane: cp1, change }),
       ...(frozen ? { frozen } : {}),
     });
     return stepId(node.name, kind.action);
   };
   /** A node's rollout unit after `after` (kubeadm's order: kubeadm, drain, kubelet); returns the id of its last step. */
-  const unit = (node: ValidNode, after: string[]): string => {
-    const upgraded = add(node, node.name, upgrade, after);
+  const unit = (node: ValidNode, after: string[], line?: LineWait): string => {
+    const upgraded = add(node, node.name, upgrade, after, line);
     const drained = add(node, cp1, drain, [upgraded]);
     const kubeletDone = add(node, node.name, kubelet, [drained]);
     const files = add(node, node.name, kubeletFiles, [kubeletDone]);
     return add(node, cp1, nodeMetadata, [files]);
   };
+  const lineNode = (node: ValidNode, joining: string): LineNode => ({ node: node.name, unitDone: stepId(node.name, "node-metadata"), joining });
 
   // Every node's prepare (which checks kubeadm's version rules there) before anything changes.
   const prepared = cluster.nodes.map((node) => add(node, node.name, prepare, []));
   const made = add(first, cp1, init, prepared.filter((_, i) => !cluster.nodes[i]?.gone));
   const read = add(first, cp1, clusterConfigRead, [made]);
   const configured = add(first, cp1, clusterConfig, [read]);
-  let last = unit(first, [configured]);
-  add(first, cp1, kubeconfig, [last]);
+  add(first, cp1, kubeconfig, [unit(first, [configured])]);
+  // The node the next join waits for: at the target once its unit is done, or (new) once it joined.
+  let ahead = lineNode(first, configured);
 
   for (const node of cluster.controlPlane.slice(1)) {
-    const material = add(node, cp1, joinToken, [last]);
+    const material = add(node, cp1, joinToken, [configured], { ready: [ahead] });
     const joined = add(node, node.name, join, [stepId(node.name, "prepare"), material]);
-    last = unit(node, [joined]);
+    unit(node, [joined]);
+    ahead = lineNode(node, joined);
   }
-  const controlPlaneDone = last;
+  const controlPlaneDone = ahead;
+  const inLine: LineNode[] = [];
   cluster.workers.forEach((node, i) => {
-    const material = add(node, cp1, joinToken, [controlPlaneDone]);
+    const material = add(node, cp1, joinToken, [configured], { ready: [controlPlaneDone] });
     const waitJoin = cluster.workers[i - joinWindow];
     const joined = add(node, node.name, join, [
       stepId(node.name, "prepare"),
       material,
-      controlPlaneDone,
       ...(waitJoin !== undefined ? [stepId(waitJoin.name, "join")] : []),
     ]);
-    const waitUnit = cluster.workers[i - workerWindow];
-    unit(node, [joined, ...(waitUnit !== undefined ? [stepId(waitUnit.name, "node-metadata")] : [])]);
-    if (node.gone) add(node, cp1, forget, [controlPlaneDone]);
+    unit(node, [joined], { window: { node: node.name, size: workerWindow, earlier: [...inLine] } });
+    if (node.gone) add(node, cp1, forget, [configured], { ready: [controlPlaneDone] });
+    else inLine.push(lineNode(node, joined));
   });
   return steps;
+}
+
+/**
+ * The steps a step's `line` makes it wait for, given which nodes had joined the cluster before this run
+ * (their `prepare` report): a node ahead that had joined is waited for until its unit is done, one that
+ * had not until it joined; a worker that had joined waits for the unit of the `size`-th nearest earlier
+ * worker that had joined too (workers that join in this run take no place in the window: their unit
+ * cordons nothing).
+ */
+export function lineAfter(line: LineWait | undefined, joined: (node: string) => boolean): string[] {
+  if (line === undefined) return [];
+  const ready = (line.ready ?? []).map((n) => (joined(n.node) ? n.unitDone : n.joining));
+  const w = line.window;
+  if (w === undefined || !joined(w.node)) return ready;
+  const members = w.earlier.filter((n) => joined(n.node));
+  const waitFor = members[members.length - w.size];
+  return waitFor !== undefined ? [...ready, waitFor.unitDone] : ready;
 }

@@ -28,8 +28,6 @@ export interface KubeadmOnceInput {
   keepConfig: boolean;
   /** The node's normalised CRI endpoint (declared, or detected by the prepare step). */
   criSocket: string;
-  /** The version the cluster is made or joined at, `v1.34.2`: recorded on the node after success. */
-  version: string;
   /** The step id: the scope of the ownership claim (`owners/<scope>`). */
   scope: string;
   /** The resource's logical name, `<cluster>-<step id>`: the owner the claim names. */
@@ -46,6 +44,19 @@ export interface KubeadmOnceInput {
 
 /** The first line of a join configuration: until when its material is valid (node clock, epoch seconds). */
 export const VALID_UNTIL_PREFIX = "# pulumi-kubeadm: join material valid until ";
+
+/** The line of an init or join configuration that names the version the node is made at. */
+export const VERSION_PREFIX = "# pulumi-kubeadm: kubernetesVersion ";
+
+/**
+ * The configuration's line naming the version (`v1.34.2`), recorded on the node after success. It
+ * travels on stdin, not in the script: a version change leaves the script text as it was, so an upgrade
+ * does not update (and dial) a node's init or join, whose stdin changes are ignored once it ran.
+ */
+export function versionLine(version: string): string {
+  if (!/^v\d+\.\d+\.\d+$/.test(version)) throw new Error(`not a kubeadm version: ${JSON.stringify(version)}`);
+  return `${VERSION_PREFIX}${version}\n`;
+}
 
 function resetScript(i: KubeadmOnceInput): string {
   return renderScript(i.node, [
@@ -91,9 +102,12 @@ function runScript(i: KubeadmOnceInput, claim: "pk_claim" | "pk_claim_once"): st
       : []),
     `fi`,
     `pk_run_once ${i.action} kubeadm ${i.action} --config ${file}`,
+    // What the node runs now, for the rollout's "already at the target" (the upgrade step), from the
+    // configuration's version line (a configuration without one records nothing: pk_node_version then
+    // asks the cluster).
+    `made=$(sed -n ${shellQuote(`s/^${VERSION_PREFIX}\\(v[0-9.]*\\)$/\\1/p`)} ${file} 2>/dev/null | head -n 1 || true)`,
+    `if [ ! -f "$PK_STATE_DIR/version" ] && [ -n "$made" ]; then pk_record_version "$made"; fi`,
     ...(i.keepConfig ? [] : [`rm -f ${file}`]),
-    // What the node runs now, for the rollout's "already at the target" (the upgrade step).
-    `if [ ! -f "$PK_STATE_DIR/version" ]; then pk_record_version ${shellQuote(i.version)}; fi`,
     `${claim} ${[i.scope, i.owner, ...(claim === "pk_claim_once" ? (i.formerOwners ?? []) : [])].map(shellQuote).join(" ")}`,
   ]);
 }

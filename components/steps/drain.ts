@@ -26,6 +26,11 @@ export interface DrainInput {
   timeoutSeconds: number;
   /** kubectl drain --grace-period; undefined = each pod's own. */
   gracePeriodSeconds?: number;
+  /**
+   * A worker: `maxUnavailableWorkers`, the window enforced in the cluster too (the plan's line enforces
+   * it in the graph): at most this many Nodes cordoned by this component at once. Undefined: no check.
+   */
+  maxUnavailable?: number;
 }
 
 /**
@@ -34,6 +39,9 @@ export interface DrainInput {
  * cordon: drained, but left to the operator), then `kubectl drain` (which cordons first). A failed
  * drain (a PodDisruptionBudget, the timeout) fails the step naming the node and kubectl's reason; the
  * node stays cordoned and the rollout stops there.
+ * With `maxUnavailable` (a worker), the window holds in the cluster whatever the graph did: under a lock
+ * on the first control-plane node (every drain runs there), the step waits while that many other Nodes
+ * carry this component's cordon mark, and fails after `timeoutSeconds`, naming them and changing nothing.
  */
 export function drainScripts(input: DrainInput): StepScripts {
   const node = shellQuote(input.node);
@@ -41,6 +49,7 @@ export function drainScripts(input: DrainInput): StepScripts {
   const create = renderScript(input.node, [
     `IFS=' ' read -r verdict reason || true`,
     `if [ "$verdict" != drain ]; then echo "no drain: $reason"; exit 0; fi`,
+    ...(input.maxUnavailable !== undefined ? windowLines(input.node, input.maxUnavailable, input.timeoutSeconds, annotation) : []),
     `seen=$(${KUBECTL} get node ${node} -o jsonpath=${shellQuote(`{.spec.unschedulable}|${annotation}`)}) || pk_fail "cannot read the Node"`,
     `IFS='|' read -r unschedulable ours <<<"$seen" || true`,
     `if [ "$unschedulable" != true ] || [ -n "$ours" ]; then`,
@@ -48,6 +57,7 @@ export function drainScripts(input: DrainInput): StepScripts {
     `else`,
     `  printf 'pulumi-kubeadm: node %s: cordoned by someone else; drained, and left cordoned\\n' "$PK_NODE" >&2`,
     `fi`,
+    ...(input.maxUnavailable !== undefined ? [`flock -u 9`] : []),
     `err=$(mktemp); trap 'rm -f "$err"' EXIT`,
     `if ! ${drainCommand(input.node, input.timeoutSeconds, input.gracePeriodSeconds)} >&2 2>"$err"; then`,
     `  cat "$err" >&2`,
@@ -56,6 +66,28 @@ export function drainScripts(input: DrainInput): StepScripts {
     `echo "drained: $reason"`,
   ]);
   return { create, update: create };
+}
+
+/**
+ * The worker window in the cluster: take the drain lock (fd 9, released once this node carries its mark),
+ * then wait while `size` other Nodes carry this component's cordon mark (a unit between its drain and its
+ * uncordon), at most `timeoutSeconds`.
+ */
+function windowLines(node: string, size: number, timeoutSeconds: number, annotation: string): string[] {
+  const marks = shellQuote(`{range .items[*]}{.metadata.name}|${annotation}{"\\n"}{end}`);
+  return [
+    `mkdir -p "$PK_STATE_DIR" && chmod 0700 "$PK_STATE_DIR"`,
+    `exec 9>"$PK_STATE_DIR/drain.lock"`,
+    `flock 9`,
+    `waited=0`,
+    `while :; do`,
+    `  marks=$(${KUBECTL} get nodes -o jsonpath=${marks}) || pk_fail "cannot list the Nodes"`,
+    `  busy=$(awk -F'|' -v me=${shellQuote(node)} '$1 != me && $2 != "" { printf "%s ", $1 }' <<<"$marks")`,
+    `  [ "$(wc -w <<<"$busy")" -ge ${size} ] || break`,
+    `  [ "$waited" -lt ${timeoutSeconds} ] || pk_fail "maxUnavailableWorkers (${size}) reached: \${busy% } still cordoned by this component; nothing was changed on this node"`,
+    `  flock -u 9; sleep 2; waited=$((waited + 2)); flock 9`,
+    `done`,
+  ];
 }
 
 /** `/var/run/x` and `/run/x` name the same socket on current distributions. */
@@ -81,9 +113,13 @@ export function endpointInUse(files: ReadonlyMap<string, FileState>): string | u
 /**
  * The drain step's stdin, from what the node's `upgrade` step printed: `drain <reason>` when the kubelet
  * is about to change (the node not at `target`, whatever its role; its endpoint in use differs from
- * `endpoint`), else `keep <reason>`. Never throws: output it cannot read means drain (the safe side).
+ * `endpoint`), else `keep <reason>`; `keep` too when the upgrade step printed nothing (it ran no command:
+ * its node joined at the target, `idleOnJoin`). Never throws: output it cannot read means drain (the safe side).
  */
 export function drainVerdict(upgradeStdout: string, target: string, endpoint: string): string {
+  // The upgrade step ran no command (its node joined at the target in the run that made it): nothing
+  // rolled out there, so nothing to drain for.
+  if (upgradeStdout.trim() === "") return `keep the node joined at the target, nothing rolled out\n`;
   try {
     const version = /^nodeVersion=(\S+)$/m.exec(upgradeStdout)?.[1];
     const inUse = endpointInUse(parseFileSnapshot(upgradeStdout));
@@ -101,9 +137,15 @@ export const drain: StepKind = {
   summary: ({ cluster }) =>
     `cordon and drain if its kubelet is not at ${cluster.version.text} or its container runtime is switched (a new criSocket) (a failed drain stops the rollout here, the node stays cordoned)`,
   scripts: ({ node, settings }) =>
-    drainScripts({ node: node.name, timeoutSeconds: settings.drainTimeoutSeconds, gracePeriodSeconds: settings.drainGracePeriodSeconds }),
+    drainScripts({
+      node: node.name,
+      timeoutSeconds: settings.drainTimeoutSeconds,
+      gracePeriodSeconds: settings.drainGracePeriodSeconds,
+      ...(node.role === "worker" ? { maxUnavailable: settings.maxUnavailableWorkers } : {}),
+    }),
   stdin: {
     reads: ({ node }) => [stepId(node.name, "upgrade")],
     render: ({ cluster, node }, v) => drainVerdict(v.stdout(stepId(node.name, "upgrade")), cluster.version.text, v.endpoint),
   },
+  idleOnJoin: true,
 };

@@ -3,7 +3,7 @@
  * the join material its `join-token` step made. Delete: `kubeadm reset` with the node's CRI endpoint.
  */
 import { renderJoinConfiguration } from "../kubeadm/kubeadmConfig";
-import { VALID_UNTIL_PREFIX, kubeadmOnceScripts } from "../scripts/kubeadmRun";
+import { VALID_UNTIL_PREFIX, kubeadmOnceScripts, versionLine } from "../scripts/kubeadmRun";
 import type { StepScripts } from "../scripts/types";
 import type { StepKind } from "./kind";
 import { materialValidUntil, parseJoinMaterial } from "./joinToken";
@@ -21,7 +21,6 @@ import { stepId } from "./ids";
 export function joinScripts(i: {
   node: string;
   criSocket: string;
-  version: string;
   scope: string;
   owner: string;
   formerOwners?: string[];
@@ -30,9 +29,13 @@ export function joinScripts(i: {
   return kubeadmOnceScripts({ ...i, action: "join", keepConfig: false });
 }
 
-/** The join configuration on stdin: the line saying until when the material is valid, then the YAML. */
-export function joinStdin(validUntil: number | undefined, configuration: string): string {
-  return `${validUntil !== undefined ? `${VALID_UNTIL_PREFIX}${validUntil}\n` : ""}${configuration}`;
+/**
+ * The join configuration on stdin: the line saying until when the material is valid, the line naming
+ * the version the node joins at (`versionLine`: in stdin, not in the script, so an upgrade leaves the
+ * join alone), then the YAML.
+ */
+export function joinStdin(validUntil: number | undefined, version: string, configuration: string): string {
+  return `${validUntil !== undefined ? `${VALID_UNTIL_PREFIX}${validUntil}\n` : ""}${versionLine(version)}${configuration}`;
 }
 
 /** `join`: the node joins the cluster, once. */
@@ -44,7 +47,6 @@ export const join: StepKind = {
     joinScripts({
       node: node.name,
       criSocket: endpoint,
-      version: cluster.version.text,
       scope: step.id,
       owner,
       formerOwners,
@@ -56,7 +58,7 @@ export const join: StepKind = {
     secret: true,
     render: ({ cluster, node }, v) => {
       const stdout = v.stdout(stepId(node.name, "join-token"));
-      return joinStdin(materialValidUntil(stdout), renderJoinConfiguration(cluster, node, v.endpoint, parseJoinMaterial(stdout)));
+      return joinStdin(materialValidUntil(stdout), cluster.version.text, renderJoinConfiguration(cluster, node, v.endpoint, parseJoinMaterial(stdout)));
     },
   },
   runsOnce: true,

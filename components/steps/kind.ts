@@ -28,12 +28,44 @@ export interface Step {
   /** Ids of the steps that must have finished first. */
   after: string[];
   /**
+   * Waits in the rollout line that depend on which nodes had joined the cluster before this run, as
+   * each node's own `prepare` step reported it (resolved at run time with `lineAfter`, components/plan).
+   */
+  line?: LineWait;
+  /**
    * The node's machine is gone: the step's resource is registered with its recorded inputs kept
    * (nothing runs, create included) and retained on delete, so removing the node later runs nothing.
    */
   frozen?: boolean;
   /** What it does, in plain words. */
   summary: string;
+}
+
+/** A node ahead in the rollout line, and the steps after which it is at the target in the cluster. */
+export interface LineNode {
+  node: string;
+  /** Its rollout unit's last step: what to wait for when the node had joined before this run. */
+  unitDone: string;
+  /**
+   * What to wait for when it had not (it joins at the target in this run, so its unit rolls nothing
+   * out): its `join`; for the first control-plane node, `cluster-config` after `init`.
+   */
+  joining: string;
+}
+
+/**
+ * Waits of a step decided by what the nodes reported in their `prepare` step (`joined=yes|no`), never
+ * by the stack: a node that had not joined before this run joins at the target and has nothing to roll
+ * out, so it neither waits in the rollout line nor holds it up.
+ */
+export interface LineWait {
+  /** Wait for each of these nodes to be at the target (`unitDone` if it had joined, else `joining`). */
+  ready?: LineNode[];
+  /**
+   * Only when this step's node (`node`) had joined before this run: wait for the unit of the `size`-th
+   * nearest node of `earlier` (in line order) that had joined too, a sliding window of `size` units.
+   */
+  window?: { node: string; size: number; earlier: LineNode[] };
 }
 
 /** Settings of the cluster that shape the scripts (plain values, defaults applied). */
@@ -46,6 +78,8 @@ export interface StepSettings {
   drainTimeoutSeconds: number;
   /** `kubectl drain --grace-period`, seconds; undefined = each pod's own. */
   drainGracePeriodSeconds?: number;
+  /** Workers cordoned at the same time, at most (whole number >= 1; the plan checks it). */
+  maxUnavailableWorkers: number;
   /** A node's kubeadm install command template for upgrades (`{version}`, `{minor}`), or undefined for none. */
   kubeadmInstall(node: string): string | undefined;
   /** A node's kubelet and kubectl install command template for upgrades, or undefined for none. */
@@ -125,6 +159,14 @@ export interface StepKind {
    * the step's inputs anyway: another one would make the step run again for nothing.
    */
   shows?: readonly ShownValue[];
+  /**
+   * A rollout step with nothing to do on a node that joins at the target in this run: on a node whose
+   * `prepare` reported `joined=no`, its create runs no command (no SSH session); its update, in a later
+   * rollout, runs the script.
+   */
+  idleOnJoin?: boolean;
+  /** For the prepare step: whether the node had joined a cluster before this run, read from its stdout. */
+  joinedFrom?(stdout: string): boolean;
   /** For the prepare step: the node's CRI endpoint, read from its stdout (declared ones are used as given). */
   endpointFrom?(node: string, stdout: string): string;
 }

@@ -67,4 +67,5 @@ export const kubelet: StepKind = {
   },
   scriptsUseEndpoint: true,
   dataOutput: true,
+  idleOnJoin: true,
 };

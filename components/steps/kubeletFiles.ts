@@ -82,7 +82,12 @@ export const kubeletFiles: StepKind = {
   scripts: ({ cluster, node, settings }) => kubeletFilesScripts(node.name, settings.kubeletSettleSeconds, cluster.nodeLocalCriSocket, cluster.version.text),
   stdin: {
     reads: ({ node }) => [stepId(node.name, "kubelet")],
-    render: ({ cluster, node }, v) =>
-      encodeFileChanges(kubeletFileChanges(cluster.nodeLocalCriSocket, v.endpoint, parseFileSnapshot(v.stdout(stepId(node.name, "kubelet"))))),
+    // No snapshot: the kubelet step ran no command (its node joined at the target, `idleOnJoin`), so the
+    // files were not read and nothing is changed (a change against an unread file would fail its compare-and-swap).
+    render: ({ cluster, node }, v) => {
+      const read = parseFileSnapshot(v.stdout(stepId(node.name, "kubelet")));
+      return read.size === 0 ? "" : encodeFileChanges(kubeletFileChanges(cluster.nodeLocalCriSocket, v.endpoint, read));
+    },
   },
+  idleOnJoin: true,
 };

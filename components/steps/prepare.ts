@@ -30,8 +30,9 @@ export interface PrepareInput {
 
 /**
  * The prepare script, the node's first step: installs the shell library (lib.sh, content-addressed,
- * library.ts) that every later step on the node loads. Prints `criSocket=<endpoint>`, `kubeadmVersion=<kubeadm version -o short>` and
- * `kubeletVersion=<the installed kubelet's version>` (empty when no kubelet is installed), then checks
+ * library.ts) that every later step on the node loads. Prints `criSocket=<endpoint>`, `kubeadmVersion=<kubeadm version -o short>`,
+ * `kubeletVersion=<the installed kubelet's version>` (empty when no kubelet is installed) and
+ * `joined=yes|no` (whether /etc/kubernetes/kubelet.conf exists: the node ran init or join before), then checks
  * kubeadm's version rules on the node and in the cluster (`pk_version_rules`: the kubelet's skew against
  * the API server and the target, and on the first control-plane node the cluster's version step). A
  * failed check fails the step, which is then not recorded: the next `up` reads the node again.
@@ -65,6 +66,8 @@ export function prepareScripts(input: PrepareInput): StepScripts {
     `kubelet=""`,
     `if command -v kubelet >/dev/null; then kubelet=$(kubelet --version 2>/dev/null | sed -n 's/^Kubernetes //p' || true); fi`,
     `printf 'kubeletVersion=%s\\n' "$kubelet"`,
+    // Whether the node had joined a cluster (or run init) before this run: kubeadm writes kubelet.conf then.
+    `if [ -e /etc/kubernetes/kubelet.conf ]; then echo joined=yes; else echo joined=no; fi`,
     `pk_version_rules ${shellQuote(input.version)} "$kubelet" ${input.firstControlPlane ? "yes" : "no"}`,
   ];
   return { create: renderScript(input.node, body, { installLibrary: true }) };
@@ -83,6 +86,15 @@ function detectedEndpoint(node: string, stdout: string): string {
   const line = stdout.split("\n").find((l) => l.startsWith("criSocket="));
   if (line === undefined) throw new Error(`node "${node}": criSocket: the prepare step reported no CRI socket`);
   return normalizeCriSocket(line.slice("criSocket=".length).trim());
+}
+
+/**
+ * Whether a prepare step's output says the node had joined a cluster before this run (`joined=yes`).
+ * Output without the line (a gone machine's kept step, a step recorded by an older version) counts as
+ * joined: the node then keeps its place in the rollout line, the safe side.
+ */
+export function joinedBefore(stdout: string): boolean {
+  return !/^joined=no$/m.test(stdout);
 }
 
 /** `prepare`: check kubeadm, settle the CRI socket (declared, or detected as kubeadm does). */
@@ -104,4 +116,5 @@ export const prepare: StepKind = {
       firstControlPlane: node.name === cluster.controlPlane[0]?.name,
     }),
   endpointFrom: detectedEndpoint,
+  joinedFrom: joinedBefore,
 };

@@ -92,4 +92,5 @@ export const upgrade: StepKind = {
   // With the gate in effect, instance-config.yaml is made right before kubeadm reads it.
   stdin: { render: ({ cluster }, v) => encodeFileChanges(preUpgradeFileChanges(cluster.nodeLocalCriSocket, v.endpoint)) },
   dataOutput: true,
+  idleOnJoin: true,
 };

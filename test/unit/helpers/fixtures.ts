@@ -8,6 +8,7 @@ export const STEP_SETTINGS: StepSettings = {
   joinTokenTtl: "2h0m0s",
   kubeletSettleSeconds: 10,
   drainTimeoutSeconds: 300,
+  maxUnavailableWorkers: 1,
   kubeadmInstall: () => "apt-get install -y kubeadm={version}-*",
   kubeletInstall: () => "apt-get install -y kubelet={version}-* kubectl={version}-*",
 };

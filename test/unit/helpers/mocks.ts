@@ -35,6 +35,11 @@ export interface FakeNodes {
   nodeLocal: boolean;
   /** The ClusterConfiguration the kubeadm-config ConfigMap holds (default: a minimal one). */
   clusterConfiguration?: string;
+  /**
+   * Whether a node's prepare step reports it had joined a cluster before this run (`joined=yes|no`);
+   * unset: the report has no such line (read as joined).
+   */
+  joined?: (node: string) => boolean;
   /** Override of the files kubeadm leaves: node -> files. */
   files?: (node: string, endpoint: string) => Record<string, string | undefined>;
 }
@@ -87,7 +92,8 @@ function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, 
       const declared = /declared=('(?:[^']|'\\'')*')/.exec(create)?.[1] ?? "''";
       const ep = declared !== "''" ? declared.slice(1, -1) : fake.detected?.[node] ?? "unix:///var/run/containerd/containerd.sock";
       endpoints.set(node, ep);
-      return `criSocket=${ep}\nkubeadmVersion=v1.0.0\n`;
+      const joined = fake.joined === undefined ? "" : `joined=${fake.joined(node) ? "yes" : "no"}\n`;
+      return `criSocket=${ep}\nkubeadmVersion=v1.0.0\n${joined}`;
     }
     case "cluster-config-read":
       return JSON.stringify({

@@ -30,7 +30,7 @@ test("one socket: detected and reported with kubeadm's version", () => {
   const r = prepare(["/run/crio/crio.sock"]);
   expect(r.stderr).toBe("");
   // With the installed versions.
-  expect(r.stdout).toBe(`criSocket=${crio}\nkubeadmVersion=v1.34.1\nkubeletVersion=v1.33.5\n`);
+  expect(r.stdout).toBe(`criSocket=${crio}\nkubeadmVersion=v1.34.1\nkubeletVersion=v1.33.5\njoined=no\n`);
 });
 
 test("several sockets and none declared: kubeadm's error, naming the node and both sockets", () => {
@@ -43,7 +43,7 @@ test("several sockets and none declared: kubeadm's error, naming the node and bo
 test("several sockets and one declared: the declared one, no error", () => {
   const r = prepare(["/run/containerd/containerd.sock", "/run/crio/crio.sock"], crio);
   // With the installed versions.
-  expect(r.stdout).toBe(`criSocket=${crio}\nkubeadmVersion=v1.34.1\nkubeletVersion=v1.33.5\n`);
+  expect(r.stdout).toBe(`criSocket=${crio}\nkubeadmVersion=v1.34.1\nkubeletVersion=v1.33.5\njoined=no\n`);
 });
 
 test("a declared socket that does not exist fails naming the node and the path", () => {

@@ -48,7 +48,7 @@ test("pk_run_once: a recorded pid reused by an unrelated process (node rebooted 
   const { mkdirSync } = await import("fs");
   mkdirSync(join(box.state, "run", "init"), { recursive: true });
   writeFileSync(join(box.state, "run", "init", "pid"), `${unrelated.pid}\n`);
-  const script = initScripts({ node: "cp1", criSocket: "unix:///run/containerd/containerd.sock", version: "v1.34.2", scope: "cp1-init", owner: "c-cp1-init" }).create.replace(/\/etc\/kubernetes\/pulumi-kubeadm/g, join(box.dir, "cfg"));
+  const script = initScripts({ node: "cp1", criSocket: "unix:///run/containerd/containerd.sock", scope: "cp1-init", owner: "c-cp1-init" }).create.replace(/\/etc\/kubernetes\/pulumi-kubeadm/g, join(box.dir, "cfg"));
   const started = Date.now();
   const r = runBash(script.replace(/^set -euo pipefail$/m, "set -euo pipefail; TMOUT=1"), {
     stdin: "x: y\n",

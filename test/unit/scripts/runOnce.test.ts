@@ -4,7 +4,7 @@
 import { spawn } from "child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
-import { joinScripts } from "../../../components/steps/join";
+import { joinScripts, joinStdin } from "../../../components/steps/join";
 import { libraryCopy, runBash, sandbox, withLibrary } from "./bash";
 
 const CRIO = "unix:///var/run/crio/crio.sock";
@@ -24,7 +24,7 @@ function paths(script: string, dir: string): string {
 
 /** The join scripts of resource `owner` (as the component names it: `<cluster>-w1-join`), sandboxed. */
 function joinOf(dir: string, owner = "c-w1-join", formerOwners: string[] = []) {
-  const s = joinScripts({ node: "w1", criSocket: CRIO, version: "v1.34.2", scope: "w1-join", owner, formerOwners, materialFrom: "c-w1-join-token" });
+  const s = joinScripts({ node: "w1", criSocket: CRIO, scope: "w1-join", owner, formerOwners, materialFrom: "c-w1-join-token" });
   return { create: sandboxed(s.create, dir), update: sandboxed(s.update as string, dir), del: sandboxed(s.delete as string, dir) };
 }
 
@@ -50,6 +50,18 @@ test("join runs kubeadm once; a re-run after success repeats nothing", () => {
   expect(second.status).toBe(0);
   expect(second.stderr).toContain("join already done, nothing to do");
   expect(count()).toBe(1);
+});
+
+test("the version the node joined at comes from the configuration's version line on stdin (the script does not name it), recorded once", () => {
+  const { box, script } = setup("exit 0");
+  expect(script).not.toContain("v1.34.2");
+  const r = runBash(script, { stdin: `${joinStdin(undefined, "v1.34.2", "kind: JoinConfiguration\n")}`, bin: box.bin, state: box.state });
+  expect(r.status).toBe(0);
+  expect(readFileSync(join(box.state, "version"), "utf8")).toBe("v1.34.2\n");
+  // A configuration without the line (recorded by an older version) records nothing.
+  const other = setup("exit 0");
+  expect(runBash(other.script, { stdin: "kind: JoinConfiguration\n", bin: other.box.bin, state: other.box.state }).status).toBe(0);
+  expect(existsSync(join(other.box.state, "version"))).toBe(false);
 });
 
 test("a failed kubeadm fails the step with its log (tokens masked); a re-run resets with the node's socket, then tries again", () => {

@@ -1,0 +1,109 @@
+/**
+ * The rollout line decided by the nodes' own prepare reports (`joined=yes|no`): a node that joins in this
+ * run waits in no line and holds none up, and its unit's node-side steps run no command; nodes that had
+ * joined keep kubeadm's order and the worker window.
+ */
+import { installMocks, registrations, settled, valueOf, type FakeNodes, type Registration } from "../helpers/mocks";
+import { clusterArgs, node } from "../helpers/fixtures";
+import { lineAfter } from "../../../components/plan/steps";
+
+let Cluster: typeof import("../../../components").Cluster;
+let fake: FakeNodes;
+
+beforeAll(async () => {
+  ({ fake } = await installMocks({ nodeLocal: true }));
+  ({ Cluster } = await import("../../../components"));
+});
+
+beforeEach(() => registrations.splice(0));
+
+const reg = (name: string): Registration => {
+  const r = registrations.find((x) => x.name === name);
+  if (!r) throw new Error(`no resource ${name}; have ${registrations.map((x) => x.name).join(", ")}`);
+  return r;
+};
+
+const WORKERS = ["w1", "w2", "w3", "w4", "w5"];
+const args = () => clusterArgs({ nodes: [...clusterArgs().nodes.slice(0, 3), ...WORKERS.map((n, i) => node(n, "worker", 10 + i))] });
+
+async function up(joined: (node: string) => boolean, version = "v1.33.2"): Promise<void> {
+  fake.joined = joined;
+  const c = new Cluster("c", { ...args(), kubernetesVersion: version });
+  await valueOf(c.nodes);
+  await settled();
+}
+
+test("a new cluster: no unit waits for another; each control-plane join waits only for the join before it; workers join once the last control-plane node joined", async () => {
+  await up(() => false);
+  // The first control-plane node's unit does not hold up the joins.
+  expect(reg("c-cp2-join-token").start).toBeGreaterThan(reg("c-cp1-cluster-config").end);
+  expect(reg("c-cp2-join-token").start).toBeLessThan(reg("c-cp1-node-metadata").end);
+  // Control-plane nodes join one at a time, each after the join before it, not after its unit.
+  expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-join").end);
+  expect(reg("c-cp3-join-token").start).toBeLessThan(reg("c-cp2-node-metadata").end);
+  for (const w of WORKERS) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-join").end);
+  expect(reg("c-w1-join-token").start).toBeLessThan(reg("c-cp3-node-metadata").end);
+  // Worker units side by side: the last starts before the first is done.
+  expect(reg("c-w5-upgrade").start).toBeLessThan(reg("c-w1-node-metadata").end);
+  // Each unit still follows its own join, in kubeadm's order.
+  for (const n of ["cp2", "w3"]) {
+    expect(reg(`c-${n}-upgrade`).start).toBeGreaterThan(reg(`c-${n}-join`).end);
+    expect(reg(`c-${n}-node-metadata`).start).toBeGreaterThan(reg(`c-${n}-kubelet-files`).end);
+  }
+});
+
+test("a node that joins in this run: its unit's node-side steps and drain have no create (no SSH session), their update is the script; node-metadata runs", async () => {
+  await up(() => false);
+  for (const n of ["cp1", "cp2", "w1"]) {
+    for (const s of ["upgrade", "drain", "kubelet", "kubelet-files"]) {
+      const inputs = reg(`c-${n}-${s}`).inputs;
+      expect({ step: `${n}-${s}`, create: inputs.create, update: typeof inputs.update }).toEqual({ step: `${n}-${s}`, create: undefined, update: "string" });
+    }
+    expect(typeof reg(`c-${n}-node-metadata`).inputs.create).toBe("string");
+    expect(typeof reg(`c-${n}-prepare`).inputs.create).toBe("string");
+  }
+  // Nothing read from an idle step turns into work: the drain keeps, no file change is sent.
+  expect(reg("c-w1-drain").inputs.stdin).toBe("keep the node joined at the target, nothing rolled out\n");
+  expect(reg("c-w1-kubelet-files").inputs.stdin).toBe("");
+});
+
+test("nodes that had joined keep the line: units of member workers one at a time, a worker that joins in this run skipped and not waited for", async () => {
+  await up((n) => n !== "w2");
+  for (const n of ["cp1", "w1", "w3"]) expect(typeof reg(`c-${n}-upgrade`).inputs.create).toBe("string");
+  expect(reg("c-w2-upgrade").inputs.create).toBeUndefined();
+  // The control plane's units one after another, before any worker joins or upgrades.
+  expect(reg("c-cp2-join-token").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
+  expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
+  for (const w of WORKERS) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+  // w3 waits for w1 (w2, new, takes no place in the window); w2's unit waits for no other unit.
+  expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
+  expect(reg("c-w4-upgrade").start).toBeGreaterThan(reg("c-w3-node-metadata").end);
+  expect(reg("c-w2-upgrade").start).toBeLessThan(reg("c-w1-node-metadata").end);
+  const members = ["w1", "w3", "w4", "w5"].map((w) => [reg(`c-${w}-upgrade`).start, reg(`c-${w}-node-metadata`).end] as const);
+  for (const [start] of members) expect(members.filter(([a, b]) => a <= start && b > start).length).toBe(1);
+});
+
+test("lineAfter: the window counts only nodes that had joined; a node ahead is waited for until its unit is done, or its join when it joins in this run", () => {
+  const ln = (n: string) => ({ node: n, unitDone: `${n}-node-metadata`, joining: `${n}-join` });
+  const earlier = ["a", "b", "c", "d"].map(ln);
+  const window = { node: "e", size: 2, earlier };
+  expect(lineAfter({ window }, () => true)).toEqual(["c-node-metadata"]);
+  expect(lineAfter({ window }, (n) => n !== "d")).toEqual(["b-node-metadata"]);
+  expect(lineAfter({ window }, (n) => n !== "e")).toEqual([]);
+  expect(lineAfter({ window }, (n) => n === "e" || n === "a")).toEqual([]);
+  expect(lineAfter({ ready: [ln("x")] }, () => true)).toEqual(["x-node-metadata"]);
+  expect(lineAfter({ ready: [ln("x")] }, () => false)).toEqual(["x-join"]);
+  expect(lineAfter(undefined, () => true)).toEqual([]);
+});
+
+test("an upgrade leaves init and join alone: their scripts do not name the version (it travels in their ignored stdin)", async () => {
+  const scripts = async (version: string) => {
+    registrations.splice(0);
+    await up(() => true, version);
+    return Object.fromEntries(["cp1-init", "cp2-join", "w1-join"].map((id) => [id, [reg(`c-${id}`).inputs.create, reg(`c-${id}`).inputs.update]]));
+  };
+  const before = await scripts("v1.33.2");
+  const after = await scripts("v1.34.2");
+  expect(after).toEqual(before);
+  expect(JSON.stringify(reg("c-w1-join").inputs.stdin)).toContain("# pulumi-kubeadm: kubernetesVersion v1.34.2");
+});
