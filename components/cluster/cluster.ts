@@ -220,7 +220,9 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       scripts: resolved
         ? {
             create: unlessJoining(resolved.apply((x) => x.create)),
-            update: resolved.apply((x) => (x.update !== x.create ? x.update : undefined)),
+            // An idle create (idleOnJoin) needs its update: a later rollout may change this step but not
+            // the node's prepare (whose report keeps saying joined=no), and an unset update runs `create`.
+            update: resolved.apply((x) => (idle !== undefined ? (x.update ?? x.create) : x.update !== x.create ? x.update : undefined)),
             ...(early.delete !== undefined ? { delete: resolved.apply((x) => x.delete as string) } : {}),
           }
         : idle !== undefined

@@ -41,7 +41,7 @@ export function joinStdin(validUntil: number | undefined, version: string, confi
 /** `join`: the node joins the cluster, once. */
 export const join: StepKind = {
   action: "join",
-  shows: ["kubernetesVersion", "criSocket"],
+  shows: ["criSocket"],
   summary: ({ cluster, node }) => `kubeadm join${node.role === "control-plane" ? " --control-plane" : ""} ${cluster.version.text}, once`,
   scripts: ({ cluster, node, step, owner, formerOwners, resourceName }, endpoint) =>
     joinScripts({

@@ -6,6 +6,7 @@ import { existsSync, unlinkSync, writeFileSync } from "fs";
 import { join } from "path";
 import { startNodeSshd, stopNodeSshd, hostPathOf } from "../nodes";
 import { buildPlan, validateCluster } from "../../../components";
+import { LIBRARY_PATH, LIBRARY_TEXT } from "../../../components/scripts/library";
 import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, MIXED, kubeadmEvents, labDown, labUp, nodeFile, nodeTree, run, setLabClock, storeNodes, writeStack, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
@@ -24,7 +25,13 @@ test("two sockets and no criSocket: apply fails naming the node and both sockets
   expect(failed[0]?.error).toContain(
     "pulumi-kubeadm: node worker-1: found multiple CRI endpoints on the host. Please define which one do you wish to use by setting the 'criSocket' field in the kubeadm configuration file: unix:///var/run/containerd/containerd.sock, unix:///var/run/crio/crio.sock",
   );
-  expect(nodeTree("worker-1")).toEqual(before);
+  // Only prepare's own shell library was added (it is installed before the socket is settled); every
+  // kubeadm, kubelet and pulumi-kubeadm state file is as it was.
+  const after = nodeTree("worker-1");
+  expect(Object.keys(after).filter((p) => !(p in before))).toEqual([LIBRARY_PATH]);
+  expect(after[LIBRARY_PATH]).toBe(LIBRARY_TEXT);
+  delete after[LIBRARY_PATH];
+  expect(after).toEqual(before);
   expect(kubeadmEvents().filter((e) => e.startsWith("worker-1 "))).toEqual([]);
 });
 
