@@ -42,6 +42,9 @@ export interface MembersRecord {
   nodes: MemberRecord[];
 }
 
+/** The key that marks the members value a preview gives a record not yet created (never recorded). */
+const NOT_RECORDED = "notRecordedYet";
+
 /** The members record of this cluster as the program asks for it now. */
 export function membersOf(cluster: ValidCluster): MembersRecord {
   return {
@@ -106,12 +109,15 @@ export function records(
       },
     };
   }
-  const members = record(membersName, membersOf(cluster), connection, true, parent, former("members"));
+  // At preview a record that exists reads back its recorded value (its stdin changes are ignored); one
+  // that is still to be created (a new cluster) reads back what it is given here: the marker tells the two
+  // apart, and an `up` never records it.
+  const members = record(membersName, { ...membersOf(cluster), [NOT_RECORDED]: true }, connection, true, parent, former("members"));
   return {
     initNode,
     lastMembers: members.apply((v) => {
       const m = v as MembersRecord | undefined;
-      return m !== undefined && m !== null && typeof m === "object" && Array.isArray(m.nodes) && typeof m.version === "string" ? m : undefined;
+      return m !== undefined && m !== null && typeof m === "object" && !(NOT_RECORDED in m) && Array.isArray(m.nodes) && typeof m.version === "string" ? m : undefined;
     }),
     recordMembers: () => undefined,
   };

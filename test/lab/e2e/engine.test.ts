@@ -18,6 +18,19 @@ const total = (sessions: Record<string, number>) => Object.values(sessions).redu
 
 test("pulumi up provisions; preview --expect-no-changes passes; a second up opens no SSH session", async () => {
   await labUp(stack("v1.34.2"));
+  // The first preview of a new cluster: its plan output names init and every join (the component's record
+  // is still to be created, so it does not read back as "nothing to change"), and no node is dialled.
+  const preview = await run(stack("v1.34.2"), "preview");
+  expect(preview.ok).toBe(true);
+  expect(total(preview.sshSessions)).toBe(0);
+  const planned = (preview.engine.outputs["plan"] ?? []) as string[];
+  expect(planned.map((l) => /^node "([^"]+)" \([a-z-]+\): (kubeadm (?:init|join(?: --control-plane)?)) v1\.34\.2/.exec(l)?.slice(1, 3).join(" "))).toEqual([
+    "cp-1 kubeadm init",
+    "cp-2 kubeadm join --control-plane",
+    "cp-3 kubeadm join --control-plane",
+    "worker-1 kubeadm join",
+    "worker-2 kubeadm join",
+  ]);
   const first = await run(stack("v1.34.2"));
   expect({ ok: first.ok, errors: first.errors, failed: first.resources.filter((r) => !r.ok) }).toEqual({ ok: true, errors: [], failed: [] });
   expect(first.engine.changes["create"]).toBeGreaterThan(30);
