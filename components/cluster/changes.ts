@@ -22,15 +22,23 @@ function joinWords(cluster: ValidCluster, node: ValidNode, first: string, w: Cha
   const version = cluster.version.text;
   if (node.name === first) return `kubeadm init ${version} (${modeWords(cluster)}), then its kubelet files and labels`;
   if (node.role === "control-plane") return `kubeadm join --control-plane ${version}, one control-plane node at a time, then its kubelet files and labels`;
-  return `kubeadm join ${version} (at most ${w.maxConcurrentJoins ?? 10} workers at once), then its kubelet files and labels`;
+  return `kubeadm join ${version} (at most ${workers(w.maxConcurrentJoins ?? 10)} at once), then its kubelet files and labels`;
 }
 
-/** A version step on a node of the cluster, in kubeadm's order. */
+/** "1 worker", "3 workers". */
+function workers(n: number): string {
+  return `${n} worker${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * A version step on a node of the cluster, in kubeadm's order: the kubeadm package and `kubeadm upgrade`,
+ * then every node (control-plane nodes too, as kubeadm's upgrade guide does) drained around its kubelet.
+ */
 function upgradeWords(node: ValidNode, first: string, from: string, to: string, w: ChangeWindows): string {
-  const kubelet = "the kubelet and kubectl packages, kubelet restarted and checked";
-  if (node.name === first) return `kubeadm upgrade apply ${to} (from ${from}; the kubeadm package first), then ${kubelet}`;
-  if (node.role === "control-plane") return `kubeadm upgrade node to ${to} (from ${from}; the kubeadm package first), then ${kubelet}`;
-  return `kubeadm upgrade node to ${to} (from ${from}; the kubeadm package first), drained, ${kubelet}, uncordoned (at most ${w.maxUnavailableWorkers ?? 1} workers at once)`;
+  const kubeadm = `(from ${from}; the kubeadm package first), drained, the kubelet and kubectl packages, kubelet restarted and checked, uncordoned`;
+  if (node.name === first) return `kubeadm upgrade apply ${to} ${kubeadm}`;
+  if (node.role === "control-plane") return `kubeadm upgrade node to ${to} ${kubeadm} (one control-plane node at a time)`;
+  return `kubeadm upgrade node to ${to} ${kubeadm} (at most ${workers(w.maxUnavailableWorkers ?? 1)} at once)`;
 }
 
 /**

@@ -31,8 +31,8 @@ test("an upgrade with a worker added and one removed: kubeadm's order node by no
   const now = cluster([...base.slice(0, 3), ["worker-3", "worker"]], "v1.35.0");
   const lines = changes(now, membersOf(cluster(base, "v1.34.2")));
   expect(lines).toEqual([
-    'node "cp-1" (control-plane): kubeadm upgrade apply v1.35.0 (from v1.34.2; the kubeadm package first), then the kubelet and kubectl packages, kubelet restarted and checked',
-    'node "cp-2" (control-plane): kubeadm upgrade node to v1.35.0 (from v1.34.2; the kubeadm package first), then the kubelet and kubectl packages, kubelet restarted and checked',
+    'node "cp-1" (control-plane): kubeadm upgrade apply v1.35.0 (from v1.34.2; the kubeadm package first), drained, the kubelet and kubectl packages, kubelet restarted and checked, uncordoned',
+    'node "cp-2" (control-plane): kubeadm upgrade node to v1.35.0 (from v1.34.2; the kubeadm package first), drained, the kubelet and kubectl packages, kubelet restarted and checked, uncordoned (one control-plane node at a time)',
     'node "worker-1" (worker): kubeadm upgrade node to v1.35.0 (from v1.34.2; the kubeadm package first), drained, the kubelet and kubectl packages, kubelet restarted and checked, uncordoned (at most 2 workers at once)',
     'node "worker-3" (worker): kubeadm join v1.35.0 (at most 3 workers at once), then its kubelet files and labels',
     'node "worker-2" is no longer in nodes: this up will drain it, run kubeadm reset on it (with its CRI socket), then delete its Node object',
