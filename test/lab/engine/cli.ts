@@ -61,7 +61,10 @@ async function run(mode: Mode, args: string[]): Promise<number> {
     expectNoChanges: parsed.values["expect-no-changes"],
   });
   if (parsed.values.json !== undefined) fs.writeFileSync(parsed.values.json, JSON.stringify(result), { mode: 0o600 });
-  if (!result.ok) process.stderr.write(`lab: ${mode} failed\n`);
+  // The CLI's preview text leaves out the engine's diagnostics (the component's warnings, a refusal):
+  // print them, and what failed.
+  if (!quiet && mode === "preview") for (const d of result.diagnostics) process.stderr.write(`lab: ${d}\n`);
+  if (!result.ok) process.stderr.write(`lab: ${mode} failed${result.error !== undefined ? `: ${result.error}` : ""}\n`);
   return result.ok ? 0 : 1;
 }
 
