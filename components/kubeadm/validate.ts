@@ -158,7 +158,7 @@ function userProblem(user: unknown): string | undefined {
 
 /** An SSH public key line `<type> <base64> [comment]` whose key data names the same type. */
 function hostKeyProblem(key: unknown): string | undefined {
-  const form = "must be one line `<type> <base64>` as in known_hosts/authorized_keys (e.g. `ssh-ed25519 AAAA...`)";
+  const form = "must be one line `<type> <base64>` as in known_hosts/authorized_keys (e.g. the output of `ssh-keyscan -t ed25519 <host>` without the host: `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA<rest of the key>`)";
   if (typeof key !== "string") return `${describeValue(key)}: ${form}`;
   const m = /^([a-z0-9][a-z0-9@.-]*) ([A-Za-z0-9+/]+={0,2})( [^\x00-\x1f\x7f]*)?\n?$/.exec(key);
   if (!m) return form;
