@@ -203,10 +203,10 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     };
     const knownEndpoint = ctx.node.criSocket ?? (kind.endpointFrom !== undefined ? "" : undefined);
     const stdin = late
-      ? pulumi.all([late, endpoint ?? "", data ?? ""]).apply(([c, ep, d]) => withValues(c, ep, d))
+      ? pulumi.all([late, endpoint ?? knownEndpoint ?? "", data ?? ""]).apply(([c, ep, d]) => withValues(c, ep, d))
       : data === undefined && knownEndpoint !== undefined
         ? withValues(ctx, knownEndpoint, "")
-        : pulumi.all([endpoint ?? "", data ?? ""]).apply(([ep, d]) => withValues(ctx, ep, d));
+        : pulumi.all([endpoint ?? knownEndpoint ?? "", data ?? ""]).apply(([ep, d]) => withValues(ctx, ep, d));
     const early = src.early(step.id);
     const resolved = late
       ? late.apply((c): pulumi.Output<StepScripts> =>

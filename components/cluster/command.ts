@@ -153,7 +153,7 @@ export function stepCommand(
       dependsOn: a.dependsOn,
       ...(a.ignoreChanges !== undefined ? { ignoreChanges: a.ignoreChanges } : {}),
       ...(a.secretOutput ? { additionalSecretOutputs: ["stdout", "stderr"] } : {}),
-      hideDiffs: HIDDEN_FROM_DIFF,
+      hideDiffs: a.step.kind.stdinHiddenFromDiff ? [...HIDDEN_FROM_DIFF, "stdin"] : HIDDEN_FROM_DIFF,
     },
   );
 }

@@ -2,7 +2,10 @@
  * lib.sh on the node: installed ONCE per node, content-addressed, by the node's first step (`prepare`),
  * and sourced by every later step, so each command carries only its own script (about 0.5 to 3 KB)
  * instead of the shared functions (about 16 KB) and the Pulumi state grows by one copy of the library
- * per node (gzip + base64, about 7.5 KB, in the prepare step), not one per step.
+ * per node (gzip + base64, about 7.5 KB, on the prepare step's stdin, which `pulumi preview --diff` does
+ * not print), not one per step. It rides on stdin rather than in the command text because pulumi-command
+ * quotes the command text in the error of a failed command: a failed prepare (a missing kubeadm, a
+ * wrong socket) would otherwise bury its one-line reason under the packed library.
  *
  * The file is `/var/lib/pulumi-kubeadm/lib/<sha256 of lib.sh>.sh` (0600, directory 0700), written
  * atomically (temp file in the same directory, checked against the hash, fsync, rename). Files of
@@ -32,8 +35,11 @@ export const LIBRARY_SHA256: string = createHash("sha256").update(LIBRARY_TEXT).
 /** The library's path on a node: `/var/lib/pulumi-kubeadm/lib/<LIBRARY_SHA256>.sh`. */
 export const LIBRARY_PATH = `${PK_STATE_DIR}/lib/${LIBRARY_SHA256}.sh`;
 
-/** lib.sh gzip'd (level 9, no file name or time in the header, so the same text gives the same bytes) and base64'd. */
-const PACKED: string = gzipSync(Buffer.from(LIBRARY_TEXT, "utf8"), { level: 9 }).toString("base64");
+/**
+ * lib.sh gzip'd (level 9, no file name or time in the header, so the same text gives the same bytes) and
+ * base64'd, one line: the data of the prepare step's stdin, which `libraryInstallLines` reads.
+ */
+export const LIBRARY_PACKED: string = gzipSync(Buffer.from(LIBRARY_TEXT, "utf8"), { level: 9 }).toString("base64");
 
 /** Bash lines that print `pulumi-kubeadm: node <PK_NODE>: <message>` on stderr and exit 1, before lib.sh (and its pk_fail) is loaded. */
 function failLine(message: string): string {
@@ -42,8 +48,9 @@ function failLine(message: string): string {
 
 /**
  * Bash lines that install the library at `$PK_LIB` when it is missing or differs (a damaged file),
- * then source it. For the node's first step (`prepare`). Needs `gzip` and `base64` (coreutils) on the
- * node. Fails naming the node when the unpacked text does not match LIBRARY_SHA256.
+ * from LIBRARY_PACKED on the script's stdin, then source it. For the node's first step (`prepare`).
+ * Needs `gzip` and `base64` (coreutils) on the node. Fails naming the node when stdin does not unpack
+ * to a text whose sha256 is LIBRARY_SHA256.
  */
 export function libraryInstallLines(): string[] {
   const sha = shellQuote(LIBRARY_SHA256);
@@ -52,7 +59,7 @@ export function libraryInstallLines(): string[] {
     `if [ ! -f "$PK_LIB" ] || [ "$(sha256sum <"$PK_LIB" | cut -d' ' -f1)" != ${sha} ]; then`,
     `  mkdir -p "\${PK_LIB%/*}" && chmod 0700 "$PK_STATE_DIR" "\${PK_LIB%/*}"`,
     `  pk_tmp=$(mktemp "\${PK_LIB%/*}/.install.XXXXXX")`,
-    `  printf '%s' ${shellQuote(PACKED)} | base64 -d | gzip -dc >"$pk_tmp" || ${failLine(`"could not unpack the shell library into $pk_tmp (are gzip and base64 installed?)"`)}`,
+    `  base64 -d | gzip -dc >"$pk_tmp" || { rm -f "$pk_tmp"; ${failLine(`"could not unpack the shell library from stdin (are gzip and base64 installed?)"`)} }`,
     `  [ ${sum} = ${sha} ] || { rm -f "$pk_tmp"; ${failLine(`"the unpacked shell library does not match its sha256"`)} }`,
     `  chmod 0600 "$pk_tmp" && sync "$pk_tmp" && mv -f "$pk_tmp" "$PK_LIB" && sync "\${PK_LIB%/*}"`,
     `fi`,

@@ -151,6 +151,11 @@ export interface StepKind {
   secretOutput?: boolean;
   /** The step's stdout is data for later steps (a file snapshot, a ConfigMap): only stderr is logged. */
   dataOutput?: boolean;
+  /**
+   * The stdin carries bulk data people do not read (prepare: the packed shell library): it is hidden
+   * from `pulumi preview --diff` like the scripts; the step's values show on the node's other steps.
+   */
+  stdinHiddenFromDiff?: boolean;
   /** kubeadm init/join run once: a later change of their stdin (configuration) is not an update. */
   runsOnce?: boolean;
   /**

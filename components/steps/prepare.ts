@@ -3,6 +3,7 @@
  * Runs on all nodes in parallel; changes nothing on the node.
  */
 import { renderScript } from "../scripts/script";
+import { LIBRARY_PACKED } from "../scripts/library";
 import { shellQuote } from "../scripts/quote";
 import type { StepScripts } from "../scripts/types";
 import { CRI_SOCKET_PROBE_ORDER, multipleCriEndpointsMessage, normalizeCriSocket } from "../kubeadm/criSocket";
@@ -115,6 +116,9 @@ export const prepare: StepKind = {
       version: cluster.version.text,
       firstControlPlane: node.name === cluster.controlPlane[0]?.name,
     }),
+  // The packed shell library, which the script installs when the node lacks it (library.ts).
+  stdin: { render: () => `${LIBRARY_PACKED}\n` },
+  stdinHiddenFromDiff: true,
   endpointFrom: detectedEndpoint,
   joinedFrom: joinedBefore,
 };

@@ -6,7 +6,7 @@ import { existsSync, unlinkSync, writeFileSync } from "fs";
 import { join } from "path";
 import { startNodeSshd, stopNodeSshd, hostPathOf } from "../nodes";
 import { buildPlan, validateCluster } from "../../../components";
-import { LIBRARY_PATH, LIBRARY_TEXT } from "../../../components/scripts/library";
+import { LIBRARY_PACKED, LIBRARY_PATH, LIBRARY_TEXT } from "../../../components/scripts/library";
 import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, MIXED, kubeadmEvents, labDown, labUp, nodeFile, nodeTree, run, setLabClock, storeNodes, writeStack, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
@@ -22,6 +22,8 @@ test("two sockets and no criSocket: apply fails naming the node and both sockets
   expect(result.ok).toBe(false);
   const failed = result.resources.filter((r) => !r.ok);
   expect(failed.map((r) => r.name)).toEqual(["e2e-worker-1-prepare"]);
+  // The error quotes prepare's command (pulumi-command's format) but not the packed library, which rides on stdin.
+  expect(failed[0]?.error).not.toContain(LIBRARY_PACKED.slice(0, 64));
   expect(failed[0]?.error).toContain(
     "pulumi-kubeadm: node worker-1: found multiple CRI endpoints on the host. Please define which one do you wish to use by setting the 'criSocket' field in the kubeadm configuration file: unix:///var/run/containerd/containerd.sock, unix:///var/run/crio/crio.sock",
   );

@@ -59,7 +59,9 @@ test("every step's Command hides its scripts from the diff and starts its stdin 
   const steps = registrations.filter((r) => r.type === "command:remote:Command" && r.inputs.create !== undefined);
   expect(steps.length).toBeGreaterThan(30);
   for (const r of steps) {
-    expect({ name: r.name, hideDiffs: hidden.get(r.name) }).toEqual({ name: r.name, hideDiffs: ["create", "update", "delete"] });
+    // prepare's stdin carries the packed shell library after its values: hidden too.
+    const hides = r.name.endsWith("-prepare") ? ["create", "update", "delete", "stdin"] : ["create", "update", "delete"];
+    expect({ name: r.name, hideDiffs: hidden.get(r.name) }).toEqual({ name: r.name, hideDiffs: hides });
     expect(String(r.inputs.create)).toMatch(/^while IFS= read -r pk_line && \[ "\$pk_line" != '---' \]; do :; done; exec /);
   }
   const stdin = (name: string) => String(plain(registrations.find((r) => r.name === name)?.inputs.stdin));
