@@ -67,7 +67,7 @@ test("installed into a program outside the repository, it loads through Pulumi's
   ].join("\n");
   const out = execFileSync(process.execPath, ["-e", runner], { cwd: app, encoding: "utf8" });
   const result = JSON.parse(out.trim().split("\n").pop()!) as { plan: string[]; registered: number };
-  // The mocks answer the component's record with what this run records: nothing left to change.
-  expect(result.plan).toEqual([expect.stringMatching(/^nothing to change: cluster "demo" is as the last up recorded it \(v1\.34\.2, 1 node\)/)]);
+  // A new cluster (the component's record is still to be created): the plan names its kubeadm init.
+  expect(result.plan).toEqual([expect.stringMatching(/^node "cp-1" \(control-plane\): kubeadm init v1\.34\.2 /)]);
   expect(result.registered).toBeGreaterThan(5);
 });
