@@ -186,10 +186,6 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
             const had = new Map(lineNodes.map((n, i) => [n, flags[i] as boolean]));
             return [...after, ...lineAfter(line, (n) => had.get(n) ?? true).map(cmd)];
           });
-    const idle = kind.idleOnJoin === true ? (joined.get(step.node) ?? pulumi.output(true)) : undefined;
-    /** A script, or (idleOnJoin, on a node that had not joined) undefined for a create that runs nothing. */
-    const unlessJoining = (script: pulumi.Input<string>): pulumi.Input<string | undefined> =>
-      idle === undefined ? script : pulumi.all([idle, script]).apply(([had, text]) => (had ? text : undefined));
     const stdinSpec = kind.stdin;
     // Only a step with stdin data waits for the values it is made from (every Output costs the SDK a few promises).
     // With args given as Outputs the step's context is known late (src.late); its scripts and stdin wait for it.
@@ -219,15 +215,13 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       step,
       scripts: resolved
         ? {
-            create: unlessJoining(resolved.apply((x) => x.create)),
-            // An idle create (idleOnJoin) needs its update: a later rollout may change this step but not
-            // the node's prepare (whose report keeps saying joined=no), and an unset update runs `create`.
-            update: resolved.apply((x) => (idle !== undefined ? (x.update ?? x.create) : x.update !== x.create ? x.update : undefined)),
+            create: resolved.apply((x) => x.create),
+            update: resolved.apply((x) => x.update ?? x.create),
             ...(early.delete !== undefined ? { delete: resolved.apply((x) => x.delete as string) } : {}),
           }
-        : idle !== undefined
-          ? { ...early, create: unlessJoining(early.create), update: early.update ?? early.create }
-          : early,
+        : early,
+      // idleOnJoin: on a node that joins in this run (its prepare said so) the create runs nothing.
+      ...(kind.idleOnJoin === true ? { createRuns: joined.get(step.node) ?? pulumi.output(true) } : {}),
       connection: src.connection(step.runsOn),
       stdin: stdinSpec?.secret ? pulumi.secret(stdin) : stdin,
       secretOutput: kind.secretOutput === true,

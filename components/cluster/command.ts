@@ -41,6 +41,11 @@ export interface StepScriptInputs {
 export interface StepCommandArgs {
   step: Step;
   scripts: StepScriptInputs;
+  /**
+   * Whether the create runs its script (idleOnJoin: false on a node that joins in this run, so the create
+   * runs no command). Unset: it always does.
+   */
+  createRuns?: pulumi.Output<boolean>;
   connection: pulumi.Input<inputs.remote.ConnectionArgs>;
   /**
    * The step's stdin: its values, `---`, then the script's data (`stdinWithValues`; secret where the
@@ -106,6 +111,29 @@ function wrap<T extends string | undefined>(script: pulumi.Input<T>): pulumi.Inp
 const HIDDEN_FROM_DIFF = ["create", "update", "delete"];
 
 /**
+ * The step's create and update scripts as the Command takes them. pulumi-command runs `create` on an
+ * update when `update` is unset, so an update equal to the create is left out; except with an idle
+ * create (`createRuns` false), whose update is the script itself: a later rollout may change the step but
+ * not the node's prepare (whose report keeps saying the node was joining), and an unset update would
+ * then run the empty create.
+ */
+function createAndUpdate(
+  scripts: StepScriptInputs,
+  createRuns: pulumi.Output<boolean> | undefined,
+): { create: pulumi.Input<string | undefined>; update: pulumi.Input<string | undefined> | undefined } {
+  if (createRuns !== undefined) {
+    return {
+      create: pulumi.all([createRuns, scripts.create]).apply(([runs, text]) => (runs ? text : undefined)),
+      update: scripts.update ?? scripts.create,
+    };
+  }
+  if (scripts.update === undefined || typeof scripts.update === "string" || typeof scripts.create === "string") {
+    return { create: scripts.create, update: scripts.update !== scripts.create ? scripts.update : undefined };
+  }
+  return { create: scripts.create, update: pulumi.all([scripts.create, scripts.update]).apply(([c, u]) => (u !== c ? u : undefined)) };
+}
+
+/**
  * Create the Command for one plan step, named `<cluster>-<step id>`, parented to the component.
  * @param formerClusterNames earlier names of the Cluster (its `aliases` with a name): the step's
  *   resource is aliased to `<former>-<step id>`, so a renamed Cluster keeps its resources.
@@ -132,14 +160,14 @@ export function stepCommand(
   if (a.triggers !== undefined && a.scripts.delete !== undefined) {
     throw new Error(`${a.step.id}: a step with a delete must never be replaced, so it takes no triggers`);
   }
+  const { create, update } = createAndUpdate(a.scripts, a.createRuns);
   return new command.remote.Command(
     `${clusterName}-${a.step.id}`,
     {
       connection: a.connection,
-      // An Output resolving to undefined leaves `create` unset: the create runs no command.
-      create: wrap(a.scripts.create) as pulumi.Input<string>,
-      // pulumi-command runs `create` on an update when `update` is unset: an update equal to it is left out.
-      ...(a.scripts.update !== undefined && a.scripts.update !== a.scripts.create ? { update: wrap(a.scripts.update) as pulumi.Input<string> } : {}),
+      // An Output resolving to undefined leaves `create` (or `update`) unset.
+      create: wrap(create) as pulumi.Input<string>,
+      ...(update !== undefined ? { update: wrap(update) as pulumi.Input<string> } : {}),
       ...(a.scripts.delete !== undefined ? { delete: wrap(a.scripts.delete) } : {}),
       stdin: a.stdin,
       ...(a.triggers !== undefined ? { triggers: a.triggers } : {}),
