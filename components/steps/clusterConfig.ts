@@ -4,6 +4,11 @@
  * the read step printed; the write step replaces the ConfigMap with the resourceVersion it was read at
  * (optimistic concurrency: the API server refuses a stale one) and does nothing when the ConfigMap
  * already holds the wanted ClusterConfiguration.
+ *
+ * Both are `idleOnJoin`: on a new cluster (the first control-plane node's prepare reported `joined=no`)
+ * `kubeadm init` wrote the ClusterConfiguration with the stack's featureGates (kubeadmConfig.ts), so
+ * there is nothing to read or replace and neither opens an SSH session; a later toggle or upgrade changes
+ * their inputs and their update runs the script.
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
@@ -101,6 +106,7 @@ export const clusterConfigRead: StepKind = {
   scripts: ({ cluster, node }) =>
     clusterConfigReadScripts(node.name, `${cluster.version.text} NodeLocalCRISocket=${cluster.kubeadmFeatureGates.NodeLocalCRISocket ?? "default"}`),
   dataOutput: true,
+  idleOnJoin: true,
 };
 
 /** `cluster-config`: featureGates.NodeLocalCRISocket in kubeadm-config as the stack says. */
@@ -115,10 +121,14 @@ export const clusterConfig: StepKind = {
   scripts: ({ node }) => clusterConfigScripts(node.name),
   stdin: {
     reads: ({ node }) => [stepId(node.name, "cluster-config-read")],
+    // Nothing read: the read step ran no command (a new cluster, `idleOnJoin`), and neither does this one.
     render: ({ cluster, node }, v) => {
-      const cm = parseKubeadmConfigMap(v.stdout(stepId(node.name, "cluster-config-read")));
+      const read = v.stdout(stepId(node.name, "cluster-config-read"));
+      if (read === "") return "";
+      const cm = parseKubeadmConfigMap(read);
       const desired = setFeatureGate(cm.clusterConfiguration, NODE_LOCAL_CRI_SOCKET, cluster.kubeadmFeatureGates[NODE_LOCAL_CRI_SOCKET]);
       return encodeClusterConfigChange(cm, desired);
     },
   },
+  idleOnJoin: true,
 };

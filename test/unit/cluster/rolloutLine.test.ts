@@ -55,7 +55,8 @@ test("a new cluster: no unit waits for another; each control-plane join waits on
 test("a node that joins in this run: its unit's node-side steps and drain have no create (no SSH session), their update is the script; node-metadata runs", async () => {
   await up(() => false);
   for (const n of ["cp1", "cp2", "w1"]) {
-    for (const s of ["upgrade", "drain", "kubelet", "kubelet-files"]) {
+    // On the first control-plane node also the kubeadm-config read and edit: init wrote its featureGates.
+    for (const s of ["upgrade", "drain", "kubelet", "kubelet-files", ...(n === "cp1" ? ["cluster-config-read", "cluster-config"] : [])]) {
       const inputs = reg(`c-${n}-${s}`).inputs;
       expect({ step: `${n}-${s}`, create: inputs.create, update: typeof inputs.update }).toEqual({ step: `${n}-${s}`, create: undefined, update: "string" });
     }
@@ -67,6 +68,13 @@ test("a node that joins in this run: its unit's node-side steps and drain have n
   const data = (stdin: unknown) => String(stdin).slice(String(stdin).indexOf("\n---\n") + 5);
   expect(data(reg("c-w1-drain").inputs.stdin)).toBe("keep the node joined at the target, nothing rolled out\n");
   expect(data(reg("c-w1-kubelet-files").inputs.stdin)).toBe("");
+  expect(data(reg("c-cp1-cluster-config").inputs.stdin)).toBe("");
+});
+
+test("a cluster that had been made: the kubeadm-config read and edit run their script on create", async () => {
+  await up(() => true);
+  for (const s of ["cluster-config-read", "cluster-config"]) expect(typeof reg(`c-cp1-${s}`).inputs.create).toBe("string");
+  expect(String(reg("c-cp1-cluster-config").inputs.stdin)).toMatch(/\nmanifest [A-Za-z0-9+/=]+\n/);
 });
 
 test("nodes that had joined keep the line: units of member workers one at a time, a worker that joins in this run skipped and not waited for", async () => {
