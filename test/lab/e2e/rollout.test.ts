@@ -7,6 +7,7 @@
  * renews; a criSocket change after a gate toggle switches the node's runtime in place (drained,
  * rewritten, restarted, uncordoned).
  */
+import { stackOutputRevealed } from "../engine/stack";
 import { writeFileSync } from "fs";
 import { hostPathOf } from "../nodes";
 import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, criStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
@@ -95,6 +96,8 @@ test("upgrade: kubeadm first; a failed upgrade apply leaves every kubelet as it 
   // The admin kubeconfig output follows the certificate upgrade apply renewed.
   const kubeconfigAfter = nodeFile("cp-1", "/etc/kubernetes/admin.conf");
   expect(kubeconfigAfter).not.toBe(kubeconfigBefore);
+  // What a user reads is the renewed file itself, not the one read at provisioning.
+  expect(stackOutputRevealed(LAB_DIR, "rollout", "kubeconfig")).toBe(kubeconfigAfter!.replace(/\n$/, ""));
   expect(done.resources.filter((r) => r.name === "e2e-cp-1-kubeconfig").map((r) => r.ran)).toEqual([["update"]]);
   const cm = (await readStore()).configMaps["kube-system/kubeadm-config"]!;
   expect({ labels: cm.metadata.labels, annotations: cm.metadata.annotations, extra: cm.data["Extra"] }).toEqual({

@@ -130,3 +130,17 @@ export function exportStackAsStored(labDir: string, stackName: string): unknown 
   });
   return JSON.parse(out.toString("utf8"));
 }
+
+/**
+ * One stack output as `pulumi stack output <key> --show-secrets` prints it (a secret revealed, one
+ * trailing newline dropped): what a user reads, through the real CLI.
+ * @throws Error with the CLI's output when it fails (no such stack or output).
+ */
+export function stackOutputRevealed(labDir: string, stackName: string, key: string): string {
+  const out = execFileSync(pulumiBinary(), ["stack", "output", key, "--show-secrets", "--stack", stackName], {
+    cwd: pulumiPaths(labDir).project,
+    env: { ...process.env, ...labEnv(labDir) },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return out.toString("utf8").replace(/\n$/, "");
+}
