@@ -114,7 +114,7 @@ pk_snapshot() {
   done
 }
 
-# pk_apply_files [READ_BY]: read file changes on stdin (files.ts, encodeFileChanges), one a line:
+# pk_apply_files: read file changes on stdin (files.ts, encodeFileChanges), one a line:
 #   pk-write <path> <expected sha256|absent|any> <octal mode> <base64 content>   (any: no compare-and-swap)
 #   pk-remove <path> <expected sha256>
 # First every file is compared with what the plan read (compare-and-swap): a file already as wanted is
@@ -123,10 +123,9 @@ pk_snapshot() {
 # rename, fsync of the directory. Sets PK_CHANGED (count). Each change is journaled, before the file is
 # touched, in $PK_STATE_DIR/pending ("<path> <backup|absent>" lines): until pk_files_settled removes it,
 # the changes are not yet checked, so a step that died half-way is finished (restart, check, or restore
-# from this journal) by the next run even though the files already look as wanted. READ_BY: the id of
-# an earlier step that read the files (`w1-upgrade`), named in the refusal (replacing it reads them anew).
+# from this journal) by the next run even though the files already look as wanted.
 pk_apply_files() {
-  local op path expect mode data cur want i n ts dir tmp backup readBy=${1:-}
+  local op path expect mode data cur want i n ts dir tmp backup
   local -a ops=() paths=() expects=() modes=() datas=() todo=()
   while read -r op path expect mode data || [ -n "$op" ]; do
     [ -n "$op" ] || continue
@@ -145,9 +144,6 @@ pk_apply_files() {
     esac
     if [ "$cur" = "$want" ]; then continue; fi
     if [ "${expects[i]}" != any ] && [ "$cur" != "${expects[i]}" ]; then
-      if [ -n "$readBy" ]; then
-        pk_fail "$path changed since the step $readBy read it (expected ${expects[i]}, found $cur); refusing to overwrite it. Replace the resource <cluster>-$readBy (pulumi up --replace <its URN>) to read it anew."
-      fi
       pk_fail "$path changed since it was read (expected ${expects[i]}, found $cur); refusing to overwrite it. Run the step again to read it anew."
     fi
     todo+=("$i")

@@ -35,12 +35,6 @@ export interface KubeletInput {
    * /etc/sysconfig/kubelet), naming the file: the kubelet would ignore the node-local socket.
    */
   nodeLocalCriSocket: boolean;
-  /**
-   * The id of the step that read the files (`w1-upgrade`), named in the refusal when a file changed
-   * since it was read: replacing that step (`pulumi up --replace`) reads the files anew. Not the
-   * resource name: a renamed cluster would change the script.
-   */
-  readBy?: string;
 }
 
 /**
@@ -50,7 +44,8 @@ export interface KubeletInput {
  *    kubelet ($PK_STATE_DIR/kubelet-upgrade): the install command, then the target noted there (a re-run
  *    after a failure further on installs nothing again);
  * 3. `pk_apply_files` (a file already as wanted is skipped, so a re-run after the files were replaced
- *    finishes against the same snapshot);
+ *    finishes against the same snapshot; a file neither as read nor as wanted is refused, changing
+ *    nothing: the files are read anew by replacing the node's `upgrade` step, `pulumi up --replace`);
  * 4. when changes are journaled (`pk_files_pending`) or a kubelet was installed: restart and check the
  *    kubelet once; unhealthy: restore the journaled files, restart again and fail naming the node; then
  *    wait up to 120 s for a Node that was Ready to be Ready again (after a new kubelet), record the
@@ -80,7 +75,7 @@ export function kubeletScripts(input: KubeletInput): StepScripts {
     `  echo "$target" >"$PK_STATE_DIR/kubelet-upgrade.tmp" && mv -f "$PK_STATE_DIR/kubelet-upgrade.tmp" "$PK_STATE_DIR/kubelet-upgrade"`,
     `  upgraded=$target`,
     `fi`,
-    `pk_apply_files${input.readBy !== undefined ? ` ${shellQuote(input.readBy)}` : ""}`,
+    `pk_apply_files`,
     `if pk_files_pending || [ -n "$upgraded" ]; then`,
     `  wasReady=$(${ready} 2>/dev/null || true)`,
     `  if ! pk_kubelet_healthy ${settleSeconds}; then`,
@@ -132,7 +127,6 @@ export const kubelet: StepKind = {
       install: template === undefined ? undefined : renderInstallCommand(template, cluster.version, "kubeletInstallCommand"),
       settleSeconds: settings.kubeletSettleSeconds,
       nodeLocalCriSocket: cluster.nodeLocalCriSocket,
-      readBy: stepId(node.name, "upgrade"),
     });
   },
   stdin: {

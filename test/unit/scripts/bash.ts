@@ -69,5 +69,5 @@ export function runBash(script: string, opts: { stdin?: string; bin?: string; st
  * record it installs nothing (the node counts as at the target) and only applies its stdin's file changes.
  */
 export function kubeletScript(nodeLocalCriSocket: boolean, install?: string): string {
-  return kubeletScripts({ node: "w1", version: "v1.34.2", settleSeconds: 0, nodeLocalCriSocket, install, readBy: "w1-upgrade" }).create;
+  return kubeletScripts({ node: "w1", version: "v1.34.2", settleSeconds: 0, nodeLocalCriSocket, install }).create;
 }
