@@ -1,6 +1,6 @@
 /**
  * What a node's kubelet files must hold after kubeadm has run, per the gate (kubeadm-facts.md, "Files
- * on a node"): the pure decision behind the `kubelet-files` step. The node reads its files in an
+ * on a node"): the pure decision behind the `kubelet` step. The node reads its files in an
  * earlier command; this turns what it read into the changes to make.
  */
 import { renderInstanceConfig } from "./instanceConfig";
@@ -44,7 +44,7 @@ export interface FileChange {
  * build a missing one from the kubeadm-flags.env flag (`containerRuntimeEndpoint: ""` when the flag is
  * gone, a failure when the file holds no flags), 1.37 from the socket it detects (containerd when it
  * finds several runtimes), and no version rewrites a stale one (a runtime switch). With the file
- * present, kubeadm 1.33-1.36 keep the flag: the kubelet-files step removes it. Nothing with the gate off.
+ * present, kubeadm 1.33-1.36 keep the flag: the `kubelet` step removes it. Nothing with the gate off.
  * @throws KubeadmConfigError (field `criSocket`) on an endpoint {@link renderInstanceConfig} refuses.
  */
 export function preUpgradeFileChanges(nodeLocalCriSocket: boolean, endpoint: string): FileChange[] {

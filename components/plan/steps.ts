@@ -16,7 +16,6 @@ import { clusterConfig, clusterConfigRead } from "../steps/clusterConfig";
 import { drain } from "../steps/drain";
 import { upgrade } from "../steps/upgrade";
 import { kubelet } from "../steps/kubelet";
-import { kubeletFiles } from "../steps/kubeletFiles";
 import { nodeMetadata } from "../steps/nodeMetadata";
 import { forget } from "../steps/forget";
 
@@ -53,9 +52,9 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    socket and check kubeadm's version and skew rules there), all before anything changes;
  * 2. the first control-plane node: `init` (once), `cluster-config-read` and `cluster-config` (featureGates
  *    in the kubeadm-config ConfigMap), then its rollout unit: `upgrade` (the kubeadm package and
- *    `kubeadm upgrade apply`, before anything else in the cluster upgrades), `drain` (a new kubelet version
- *    or a runtime switch), `kubelet` (the kubelet and kubectl packages, restart, check), `kubelet-files`,
- *    `node-metadata` (uncordon what this component cordoned); then `kubeconfig` (read after the upgrade,
+ *    `kubeadm upgrade apply`, before anything else in the cluster upgrades; then the kubelet files read),
+ *    `drain` (a new kubelet version or a runtime switch), `kubelet` (the kubelet and kubectl packages, the
+ *    kubelet files, restart, check), `node-metadata` (uncordon what this component cordoned); then `kubeconfig` (read after the upgrade,
  *    which renews the admin certificate);
  * 3. each other control-plane node, one at a time: `join-token` (made on the first control-plane node)
  *    after the node before it is at the target, `join` (once), then its unit (`kubeadm upgrade node`): a
@@ -63,13 +62,13 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    the target;
  * 4. workers once the control plane is at the target: `join-token`, `join` (at most `maxConcurrentJoins`
  *    at once), then their units, at most `maxUnavailableWorkers` at once: `upgrade`, `drain` (a new
- *    kubelet version or a runtime switch), `kubelet`, `kubelet-files`, `node-metadata`.
+ *    kubelet version or a runtime switch), `kubelet`, `node-metadata`.
  *
  * "At the target" and the worker window are decided at run time from each node's own `prepare` report
  * (`joined=yes|no`, the step's `line`, resolved by {@link lineAfter}), never from the stack: a node that
  * had joined before this run is at the target once its unit is done and takes its place in the line;
  * a node that had not joins at the target in this run, so its unit rolls nothing out (its `upgrade`,
- * `drain`, `kubelet` and `kubelet-files` run no command, `idleOnJoin`), it is at the target once it
+ * `drain` and `kubelet` run no command, `idleOnJoin`), it is at the target once it
  * joined, and it neither waits in the line nor holds it up. A new cluster thus joins its workers side
  * by side and runs no unit one after another; an upgrade keeps kubeadm's order and the window.
  * A worker whose machine is gone (`gone`) keeps its steps, frozen (nothing runs, retained on delete), and
@@ -103,13 +102,15 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     });
     return stepId(node.name, kind.action);
   };
-  /** A node's rollout unit after `after` (kubeadm's order: kubeadm, drain, kubelet); returns the id of its last step. */
+  /**
+   * A node's rollout unit after `after` (kubeadm's order: kubeadm, drain, kubelet), two sessions on the
+   * node (`upgrade`, `kubelet`) and two on the first control-plane node; returns the id of its last step.
+   */
   const unit = (node: ValidNode, after: string[], line?: LineWait): string => {
     const upgraded = add(node, node.name, upgrade, after, line);
     const drained = add(node, cp1, drain, [upgraded]);
     const kubeletDone = add(node, node.name, kubelet, [drained]);
-    const files = add(node, node.name, kubeletFiles, [kubeletDone]);
-    return add(node, cp1, nodeMetadata, [files]);
+    return add(node, cp1, nodeMetadata, [kubeletDone]);
   };
   const lineNode = (node: ValidNode, joining: string): LineNode => ({ node: node.name, unitDone: stepId(node.name, "node-metadata"), joining });
 

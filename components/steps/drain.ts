@@ -115,6 +115,9 @@ export function endpointInUse(files: ReadonlyMap<string, FileState>): string | u
  * is about to change (the node not at `target`, whatever its role; its endpoint in use differs from
  * `endpoint`), else `keep <reason>`; `keep` too when the upgrade step printed nothing (it ran no command:
  * its node joined at the target, `idleOnJoin`). Never throws: output it cannot read means drain (the safe side).
+ * The files are read at the end of the upgrade step, after any `kubeadm upgrade`: the endpoint in use
+ * decides alone only on a node already at the target, where no kubeadm ran (a node not at the target is
+ * drained for its version whatever kubeadm wrote).
  */
 export function drainVerdict(upgradeStdout: string, target: string, endpoint: string): string {
   // The upgrade step ran no command (its node joined at the target in the run that made it): nothing

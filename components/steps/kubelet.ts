@@ -1,17 +1,24 @@
 /**
  * Step kind `kubelet`, in a node's rollout unit after `upgrade` and `drain` (kubeadm's documented
  * upgrade order): when the node is not at the target, the kubelet and kubectl packages
- * (`kubeletInstallCommand`); the restart, the health check and the version record follow in
- * `kubelet-files`. Then, always, the kubelet files as they are now, for the `kubelet-files` step: the
- * files are read right before they are changed, whenever what they must hold changes (version, gate,
- * the node's CRI endpoint), never from an older snapshot.
+ * (`kubeletInstallCommand`); then the kubelet files made what this version's kubeadm leaves for the gate
+ * and the node's endpoint (`kubeletFileChanges`, computed from the files the node's `upgrade` step read
+ * after its `kubeadm upgrade`; backup, compare-and-swap, atomic replace); then, only when a file changed
+ * (in this run, or in an earlier run that died before it checked the kubelet) or a new kubelet was
+ * installed, one restart and health check of the kubelet (and the wait for the Node to be Ready again if
+ * it was), the backups restored if it is unhealthy, and the node's new version recorded. The kubelet is
+ * thus restarted once, with files that match the version and the gate (an upgrade and a gate toggle in
+ * the same `up` never start a kubelet on half-made files).
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
 import { renderInstallCommand } from "../scripts/install";
-import { KUBELET_FILES } from "../kubeadm/nodeFiles";
+import { encodeFileChanges, parseFileSnapshot } from "../scripts/files";
+import { kubeletFileChanges } from "../kubeadm/nodeFiles";
 import type { StepScripts } from "../scripts/types";
 import type { StepKind } from "./kind";
+import { stepId } from "./ids";
+import { gateWords } from "./words";
 
 /** What the kubelet step needs. */
 export interface KubeletInput {
@@ -20,22 +27,44 @@ export interface KubeletInput {
   version: string;
   /** The kubelet and kubectl install command with the version substituted (bash), or undefined for none. */
   install?: string;
-  /** Plain words of the gate state and the node's endpoint: part of the text, so the files are read again when they change. */
-  wanted: string;
+  /** Seconds the kubelet must stay active after a restart to count as healthy (whole number >= 0). */
+  settleSeconds: number;
+  /**
+   * NodeLocalCRISocket in effect: first fail, changing nothing, when a --container-runtime-endpoint is
+   * set outside kubeadm-flags.env (a kubelet systemd drop-in, /etc/default/kubelet,
+   * /etc/sysconfig/kubelet), naming the file: the kubelet would ignore the node-local socket.
+   */
+  nodeLocalCriSocket: boolean;
 }
 
 /**
- * When the node is not at the target (`pk_node_version`): the install command, and the target noted in
- * $PK_STATE_DIR/kubelet-upgrade for the `kubelet-files` step, which restarts and checks the kubelet
- * once its files are right and then records the version (a kubelet restarted here would start on files
- * kubeadm left for another gate state). Then, always, prints the kubelet files (`pk-file`).
+ * The kubelet step's script. Stdin: the file changes (`encodeFileChanges`, read by `pk_apply_files`).
+ * 1. (gate in effect) `pk_no_endpoint_flag_elsewhere`;
+ * 2. when the node is not at the target (`pk_node_version`) and no earlier run installed this target's
+ *    kubelet ($PK_STATE_DIR/kubelet-upgrade): the install command, then the target noted there (a re-run
+ *    after a failure further on installs nothing again);
+ * 3. `pk_apply_files` (a file already as wanted is skipped, so a re-run after the files were replaced
+ *    finishes against the same snapshot; a file neither as read nor as wanted is refused, changing
+ *    nothing: the files are read anew by replacing the node's `upgrade` step, `pulumi up --replace`);
+ * 4. when changes are journaled (`pk_files_pending`) or a kubelet was installed: restart and check the
+ *    kubelet once; unhealthy: restore the journaled files, restart again and fail naming the node; then
+ *    wait up to 120 s for a Node that was Ready to be Ready again (after a new kubelet), record the
+ *    version, forget the journal and the note. Prints `changed=<files changed in this run>`.
+ * @throws Error when settleSeconds is not a whole number >= 0.
  */
 export function kubeletScripts(input: KubeletInput): StepScripts {
-  const create = renderScript(input.node, [
-    `: wanted ${shellQuote(input.wanted)}`,
+  const { node, settleSeconds } = input;
+  if (!Number.isInteger(settleSeconds) || settleSeconds < 0) {
+    throw new Error(`kubeletSettleSeconds: must be a whole number >= 0, got ${settleSeconds}`);
+  }
+  const ready = `kubectl --kubeconfig /etc/kubernetes/kubelet.conf get node ${shellQuote(node)} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'`;
+  const create = renderScript(node, [
+    ...(input.nodeLocalCriSocket ? ["pk_no_endpoint_flag_elsewhere"] : []),
     `target=${shellQuote(input.version)}`,
-    `current=$(pk_node_version ${shellQuote(input.node)} "$target")`,
-    `if [ "$current" != "$target" ]; then`,
+    // A kubelet installed by an earlier run of this step (noted, not yet restarted and recorded).
+    `upgraded=""`,
+    `if [ -f "$PK_STATE_DIR/kubelet-upgrade" ]; then upgraded=$(cat "$PK_STATE_DIR/kubelet-upgrade"); fi`,
+    `if [ "$upgraded" != "$target" ] && [ "$(pk_node_version ${shellQuote(node)} "$target")" != "$target" ]; then`,
     ...(input.install !== undefined
       ? [
           `  printf 'pulumi-kubeadm: node %s: kubelet install step for %s\\n' "$PK_NODE" "$target" >&2`,
@@ -44,28 +73,70 @@ export function kubeletScripts(input: KubeletInput): StepScripts {
       : []),
     `  mkdir -p "$PK_STATE_DIR" && chmod 0700 "$PK_STATE_DIR"`,
     `  echo "$target" >"$PK_STATE_DIR/kubelet-upgrade.tmp" && mv -f "$PK_STATE_DIR/kubelet-upgrade.tmp" "$PK_STATE_DIR/kubelet-upgrade"`,
+    `  upgraded=$target`,
     `fi`,
-    `pk_snapshot ${Object.values(KUBELET_FILES).join(" ")}`,
+    `pk_apply_files`,
+    `if pk_files_pending || [ -n "$upgraded" ]; then`,
+    `  wasReady=$(${ready} 2>/dev/null || true)`,
+    `  if ! pk_kubelet_healthy ${settleSeconds}; then`,
+    `    why=$(systemctl status kubelet 2>&1 | tail -n 5 || true)`,
+    `    if pk_files_pending; then`,
+    `      pk_restore`,
+    `      pk_kubelet_healthy ${settleSeconds} || true`,
+    `      printf '%s\n' "$why" >&2`,
+    `      pk_fail "the kubelet was unhealthy after its files changed\${upgraded:+ and its upgrade to $upgraded}; the files were restored from their backups and the kubelet restarted"`,
+    `    fi`,
+    `    printf '%s\n' "$why" >&2`,
+    `    pk_fail "the kubelet is not healthy after the upgrade to $upgraded"`,
+    `  fi`,
+    `  if [ -n "$upgraded" ] && [ "$wasReady" = True ]; then`,
+    `    for _ in $(seq 1 120); do [ "$(${ready} 2>/dev/null || true)" = True ] && break; sleep 1; done`,
+    `    [ "$(${ready} 2>/dev/null || true)" = True ] || pk_fail "the Node is not Ready 120 s after the kubelet restart"`,
+    `  fi`,
+    `  pk_files_settled`,
+    `  if [ -n "$upgraded" ]; then`,
+    `    pk_record_version "$upgraded"`,
+    `    rm -f "$PK_STATE_DIR/kubelet-upgrade"`,
+    `    printf 'pulumi-kubeadm: node %s: kubelet upgraded to %s, restarted and healthy\n' "$PK_NODE" "$upgraded" >&2`,
+    `  fi`,
+    `  echo "changed=$PK_CHANGED"`,
+    `else`,
+    `  echo "changed=0"`,
+    `fi`,
   ]);
   return { create, update: create };
 }
 
-/** `kubelet`: the kubelet and kubectl to the target, restarted and checked; then the kubelet files read. */
+/** `kubelet`: the kubelet and kubectl at the target, its files as this version and gate need, restarted once and checked. */
 export const kubelet: StepKind = {
   action: "kubelet",
-  shows: ["kubernetesVersion", "criSocket", "NodeLocalCRISocket"],
-  summary: ({ cluster }) =>
-    `if the node is not at ${cluster.version.text}: the kubelet and kubectl packages (restarted with its files in the next step); then read the kubelet files`,
-  scripts: ({ cluster, node, settings }, endpoint) => {
+  // The node's endpoint changes this step's stdin (the file changes) through the upgrade step's new
+  // snapshot, not its script: shown on `upgrade`.
+  shows: ["kubernetesVersion", "NodeLocalCRISocket"],
+  summary: ({ cluster }) => {
+    const files = cluster.nodeLocalCriSocket
+      ? "instance-config.yaml with the node's endpoint, config.yaml containerRuntimeEndpoint, no --container-runtime-endpoint in kubeadm-flags.env"
+      : "--container-runtime-endpoint in kubeadm-flags.env, no instance-config.yaml";
+    return `if the node is not at ${cluster.version.text}: the kubelet and kubectl packages; ${gateWords(cluster)}: ${files} (from the files its upgrade step read; backup, atomic replace); the kubelet restarted and checked only on a change or a new kubelet, backups restored if it fails; the version recorded`;
+  },
+  scripts: ({ cluster, node, settings }) => {
     const template = settings.kubeletInstall(node.name);
     return kubeletScripts({
       node: node.name,
       version: cluster.version.text,
       install: template === undefined ? undefined : renderInstallCommand(template, cluster.version, "kubeletInstallCommand"),
-      wanted: `${cluster.nodeLocalCriSocket ? "node-local" : "legacy"} ${endpoint}`,
+      settleSeconds: settings.kubeletSettleSeconds,
+      nodeLocalCriSocket: cluster.nodeLocalCriSocket,
     });
   },
-  scriptsUseEndpoint: true,
-  dataOutput: true,
+  stdin: {
+    reads: ({ node }) => [stepId(node.name, "upgrade")],
+    // No snapshot: the upgrade step ran no command (its node joined at the target, `idleOnJoin`), so the
+    // files were not read and nothing is changed (a change against an unread file would fail its compare-and-swap).
+    render: ({ cluster, node }, v) => {
+      const read = parseFileSnapshot(v.stdout(stepId(node.name, "upgrade")));
+      return read.size === 0 ? "" : encodeFileChanges(kubeletFileChanges(cluster.nodeLocalCriSocket, v.endpoint, read));
+    },
+  },
   idleOnJoin: true,
 };

@@ -1,11 +1,14 @@
 /**
- * Step kind `upgrade`, first of a node's rollout unit (kubeadm's documented upgrade order): report what
- * the node runs now (its version and its kubelet files, for the `drain` decision), then, when the node
- * is not at the target, the kubeadm package (`kubeadmInstallCommand`) and `kubeadm upgrade apply` on
- * the first control-plane node or `kubeadm upgrade node` elsewhere, once. The kubelet and kubectl
- * packages and the kubelet restart come later, in the `kubelet` step, after the drain: a failed
- * `kubeadm upgrade` never leaves a kubelet newer than the API server. Does nothing on a node already
- * at the target (a new node joins at it), so it is safe on a re-run after a failure midway.
+ * Step kind `upgrade`, first of a node's rollout unit (kubeadm's documented upgrade order): report the
+ * version the node runs now (for the `drain` decision), then, when the node is not at the target, the
+ * kubeadm package (`kubeadmInstallCommand`) and `kubeadm upgrade apply` on the first control-plane node
+ * or `kubeadm upgrade node` elsewhere, once; last, always, the kubelet files as they are now (as kubeadm
+ * left them: `kubeadm upgrade` is what rewrites them, and `drain`, next, changes no file), for the
+ * `drain` decision (the endpoint in use) and for the `kubelet` step, which changes them. The step's
+ * inputs carry the gate state and the node's endpoint, so a gate toggle or a runtime switch without a
+ * version change runs it again: it then only reports (no kubeadm). The kubelet and kubectl packages and
+ * the kubelet restart come later, in the `kubelet` step, after the drain: a failed `kubeadm upgrade`
+ * never leaves a kubelet newer than the API server. Safe on a re-run after a failure midway.
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
@@ -24,20 +27,24 @@ export interface UpgradeInput {
   apply: boolean;
   /** The kubeadm install command for this node with the version substituted (bash), or undefined for none. */
   install?: string;
-  /** Plain words of the gate state and the node's endpoint: part of the text, so the node is read again when they change. */
+  /**
+   * Plain words of the gate state and the node's endpoint: part of the text, so the node's files are
+   * read again (for the `kubelet` step) when what they must hold changes without a version change.
+   */
   wanted: string;
   /** NodeLocalCRISocket in effect: fail first, changing nothing, when a file outside kubeadm-flags.env sets the endpoint flag. */
   nodeLocalCriSocket: boolean;
 }
 
 /**
- * Prints `nodeVersion=<the version the node runs>` and the kubelet files as they are (`pk-file`
- * lines). Then, when the node is not at the target: check the step is one kubeadm allows (one minor up,
- * or a patch), apply the pre-upgrade file changes from stdin (instance-config.yaml with the node's
- * endpoint when the gate is in effect: `preUpgradeFileChanges`; journaled until the `kubelet` step has
- * checked the kubelet), run the kubeadm install command, and `kubeadm upgrade apply <v> --yes` /
- * `kubeadm upgrade node` once. With NodeLocalCRISocket in effect it first fails, changing nothing, when
- * a file outside kubeadm-flags.env sets --container-runtime-endpoint (naming the file).
+ * Prints `nodeVersion=<the version the node runs>`. Then, when the node is not at the target: check the
+ * step is one kubeadm allows (one minor up, or a patch), apply the pre-upgrade file changes from stdin
+ * (instance-config.yaml with the node's endpoint when the gate is in effect: `preUpgradeFileChanges`;
+ * journaled until the `kubelet` step has checked the kubelet), run the kubeadm install command, and
+ * `kubeadm upgrade apply <v> --yes` / `kubeadm upgrade node` once. Last, always, prints the kubelet
+ * files as they are now (`pk-file` lines, `pk_snapshot`): after kubeadm, the files the `kubelet` step
+ * changes. With NodeLocalCRISocket in effect it first fails, changing nothing, when a file outside
+ * kubeadm-flags.env sets --container-runtime-endpoint (naming the file).
  */
 export function upgradeScripts(input: UpgradeInput): StepScripts {
   const kubeadm = input.apply ? `kubeadm upgrade apply ${input.version} --yes` : "kubeadm upgrade node";
@@ -47,7 +54,6 @@ export function upgradeScripts(input: UpgradeInput): StepScripts {
     `target=${shellQuote(input.version)}`,
     `current=$(pk_node_version ${shellQuote(input.node)} "$target")`,
     `printf 'nodeVersion=%s\\n' "$current"`,
-    `pk_snapshot ${Object.values(KUBELET_FILES).join(" ")}`,
     `if [ "$current" != "$target" ]; then`,
     `  IFS=. read -r cmaj cmin cpatch <<<"\${current#v}"`,
     `  IFS=. read -r tmaj tmin tpatch <<<"\${target#v}"`,
@@ -64,6 +70,8 @@ export function upgradeScripts(input: UpgradeInput): StepScripts {
     `  pk_run_once "upgrade-$target" ${kubeadm}`,
     `  printf 'pulumi-kubeadm: node %s: ${input.apply ? "kubeadm upgrade apply" : "kubeadm upgrade node"} to %s done; the kubelet follows\\n' "$PK_NODE" "$target" >&2`,
     `fi`,
+    // After kubeadm (which rewrites them): what the kubelet step changes.
+    `pk_snapshot ${Object.values(KUBELET_FILES).join(" ")}`,
   ]);
   return { create, update: create };
 }
@@ -75,7 +83,7 @@ export const upgrade: StepKind = {
   summary: ({ cluster, node, firstControlPlane, change }) => {
     const to = cluster.version.text;
     const kubeadm = node.name === firstControlPlane ? `kubeadm upgrade apply ${to}` : "kubeadm upgrade node";
-    return `${change}: if the node is not at ${to}: the kubeadm package, ${kubeadm}; report the node's version and kubelet files`;
+    return `${change}: if the node is not at ${to}: the kubeadm package, ${kubeadm}; report the node's version and (then) its kubelet files`;
   },
   scripts: ({ cluster, node, settings }, endpoint) => {
     const template = settings.kubeadmInstall(node.name);

@@ -1,6 +1,7 @@
 /**
  * Faults on the lab: a node with two CRI sockets and none declared; a worker's sshd killed in the middle
- * of its join; a hostile label value and a hostile kubelet flag value in the stack file.
+ * of its join; a hostile label value and a hostile kubelet flag value in the stack file; a kubelet that
+ * fails on its new files.
  */
 import { existsSync, unlinkSync, writeFileSync } from "fs";
 import { join } from "path";
@@ -112,7 +113,7 @@ test("a join retried after its join material expired: it fails naming the expiry
   const preview = await run(stack, "preview");
   const pending = preview.engine.steps.filter((s) => s.op !== "same").map((s) => `${s.name}:${s.op}`);
   expect(pending).toContain("e2e-worker-1-join:create");
-  expect(pending.filter((p) => !/^e2e-(worker-1-(join|upgrade|drain|kubelet|kubelet-files|node-metadata)|members):create$/.test(p))).toEqual([]);
+  expect(pending.filter((p) => !/^e2e-(worker-1-(join|upgrade|drain|kubelet|node-metadata)|members):create$/.test(p))).toEqual([]);
   const second = await run(stack);
   expect(second.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-1-join"]);
   // The lab's nodes keep the real time for `date`, so here kubeadm's discovery refuses the expired token
@@ -166,4 +167,41 @@ test("a machine whose hostname is not its Node name: every step targets the Node
   const worker = storeNodes()["worker-1"] as unknown as { spec: { unschedulable?: boolean }; status: { nodeInfo: { kubeletVersion: string } } };
   expect({ unschedulable: worker.spec.unschedulable ?? false, kubelet: worker.status.nodeInfo.kubeletVersion }).toEqual({ unschedulable: false, kubelet: "v1.34.2" });
   expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "worker-1"]);
+});
+
+test("a kubelet that fails after its files changed (gate toggle): the kubelet step restores the files and fails naming the node; the re-run finishes with the same snapshot", async () => {
+  const nodes: TestNode[] = [
+    { name: "cp-1", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
+    { name: "worker-1", role: "worker", criSocket: CONTAINERD, runtimes: ["containerd"] },
+  ];
+  const at = (gate: boolean) => writeStack("kubelet-unhealthy", "v1.33.2", nodes, { "kubeadm:featureGates": { NodeLocalCRISocket: gate } });
+  await labUp(at(false));
+  const made = await run(at(false));
+  expect({ ok: made.ok, errors: made.errors }).toEqual({ ok: true, errors: [] });
+  const flagsBefore = nodeFile("worker-1", "/var/lib/kubelet/kubeadm-flags.env");
+  const configBefore = nodeFile("worker-1", "/var/lib/kubelet/config.yaml");
+  expect(flagsBefore).toContain(`--container-runtime-endpoint=${CONTAINERD}`);
+  writeFileSync(hostPathOf(LAB_DIR, "worker-1", "/etc/lab-node/fail-once"), "kubelet-start\n");
+
+  const first = await run(at(true));
+  expect(first.ok).toBe(false);
+  const failed = first.resources.filter((r) => !r.ok);
+  expect(failed.map((r) => r.name)).toEqual(["e2e-worker-1-kubelet"]);
+  expect(failed[0]?.error).toContain("pulumi-kubeadm: node worker-1: the kubelet was unhealthy after its files changed; the files were restored from their backups and the kubelet restarted");
+  // The files are as they were, and the kubelet runs on them.
+  expect(nodeFile("worker-1", "/var/lib/kubelet/kubeadm-flags.env")).toBe(flagsBefore);
+  expect(nodeFile("worker-1", "/var/lib/kubelet/config.yaml")).toBe(configBefore);
+  expect(nodeFile("worker-1", "/var/lib/kubelet/instance-config.yaml")).toBeUndefined();
+  expect(JSON.parse(nodeFile("worker-1", "/etc/lab-node/kubelet.json") ?? "{}").state).toBe("active");
+
+  // The re-run: only the kubelet step (and what follows it) runs on worker-1, from the upgrade step's
+  // snapshot of the first run: one session there.
+  const second = await run(at(true));
+  expect({ ok: second.ok, errors: second.errors, failed: second.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ ok: true, errors: [], failed: [] });
+  expect(second.resources.filter((r) => r.name.startsWith("e2e-worker-1-") && r.ran.length > 0).map((r) => r.name)).toEqual(["e2e-worker-1-kubelet", "e2e-worker-1-node-metadata"]);
+  expect(second.nodeSessions["worker-1"]).toBe(1);
+  expect(nodeFile("worker-1", "/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CONTAINERD}"\n`);
+  expect(nodeFile("worker-1", "/var/lib/kubelet/kubeadm-flags.env")).not.toContain("--container-runtime-endpoint");
+  expect(JSON.parse(nodeFile("worker-1", "/etc/lab-node/kubelet.json") ?? "{}").state).toBe("active");
+  expect(kubeadmEvents().filter((e) => e.includes(" kubeadm upgrade "))).toEqual([]);
 });

@@ -128,6 +128,8 @@ export interface E2eRun {
   outputs: Record<string, unknown>;
   /** SSH connections each node's sshd accepted during the run, by `address:port` (zero counts left out). */
   sshSessions: Record<string, number>;
+  /** The same counts by node name (zero counts left out). */
+  nodeSessions: Record<string, number>;
   engine: LabRunResult;
   log: string[];
 }
@@ -179,7 +181,14 @@ export async function run(stackFile: string, mode: "apply" | Mode = "apply", log
   log.push(...engine.output.split("\n"));
   const counts = countSince(LAB_DIR, offsets);
   const sshSessions: Record<string, number> = {};
-  for (const n of nodes) if ((counts[n.name]?.accepted ?? 0) > 0) sshSessions[`${n.address}:${n.port ?? 22}`] = counts[n.name]!.accepted;
+  const nodeSessions: Record<string, number> = {};
+  for (const n of nodes) {
+    const accepted = counts[n.name]?.accepted ?? 0;
+    if (accepted > 0) {
+      sshSessions[`${n.address}:${n.port ?? 22}`] = accepted;
+      nodeSessions[n.name] = accepted;
+    }
+  }
   const errorsOf = (name: string) => engine.diagnostics.filter((d) => d.startsWith(`error ${name}: `)).map((d) => d.slice(`error ${name}: `.length));
   const resources = engine.steps
     .filter((st) => st.type === COMMAND)
@@ -200,7 +209,7 @@ export async function run(stackFile: string, mode: "apply" | Mode = "apply", log
         const other = engine.diagnostics.filter((d) => d.startsWith("error ") && !commandNames.has(d.slice(6, d.indexOf(": "))));
         return other.length > 0 || resources.some((r) => !r.ok) ? other : [engine.error ?? "failed"];
       })();
-  return { ok: engine.ok, errors, resources, outputs: engine.outputs, sshSessions, engine, log };
+  return { ok: engine.ok, errors, resources, outputs: engine.outputs, sshSessions, nodeSessions, engine, log };
 }
 
 /** A file on a node, or undefined when absent. */

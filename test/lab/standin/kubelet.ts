@@ -6,7 +6,7 @@
  * Failure texts follow the kubelet's messages loosely: UNVERIFIED wording.
  */
 import { parse } from "yaml";
-import { exists, installedKubeletVersion, readText, writeText } from "./common";
+import { exists, failOnce, installedKubeletVersion, readText, writeText } from "./common";
 import { socketExists, socketPath } from "./cri";
 import { CONFIG_YAML, FLAGS_ENV, parseFlagsEnv } from "./nodefiles";
 import { REMOVED_KUBELET_FLAGS } from "./versions";
@@ -117,10 +117,21 @@ export async function reportReady(ready: boolean): Promise<void> {
   });
 }
 
-/** `systemctl start|restart kubelet`: run the checks, record the state, report to the store. */
+/**
+ * `systemctl start|restart kubelet`: run the checks, record the state, report to the store. The lab
+ * fault `kubelet-start` (`failOnce`) makes the next start that would succeed fail once (the kubelet
+ * exits: failed), as a kubelet that crashes on its new files would.
+ */
 export async function startKubelet(): Promise<KubeletState> {
   const prev = readText(KUBELET_STATE) !== undefined ? readKubeletState() : undefined;
-  const r = kubeletCheck();
+  let r = kubeletCheck();
+  if (r.ok) {
+    try {
+      failOnce("kubelet-start", () => new Error("lab fault kubelet-start: the kubelet exited after its start (armed by a test)"));
+    } catch (e) {
+      r = { ok: false, reason: (e as Error).message };
+    }
+  }
   const s: KubeletState = r.ok
     ? { state: "active", since: now(), endpoint: r.endpoint, enabled: prev?.enabled }
     : { state: "failed", reason: r.reason, since: now(), enabled: prev?.enabled };

@@ -42,10 +42,10 @@ async function build(version: string, gates?: Record<string, boolean>): Promise<
 }
 
 describe.each(["v1.33.2", "v1.34.1", "v1.35.0", "v1.36.0"])("%s, gate in effect", (version) => {
-  test("instance-config.yaml existed, so kubeadm kept the flag: kubelet-files removes it and touches nothing else", async () => {
+  test("instance-config.yaml existed, so kubeadm kept the flag: the kubelet step removes it and touches nothing else", async () => {
     fake.files = (_node, ep) => ({ ...kubeadmFiles(true, ep), [FILES.flags]: flagsEnv([`--container-runtime-endpoint=${ep}`, PAUSE, "--node-ip=10.0.0.5"]) });
     await build(version, version === "v1.33.2" ? { NodeLocalCRISocket: true } : undefined);
-    expect(stdinOf("c-w2-kubelet-files").map(({ op, path, content }) => ({ op, path, content }))).toEqual([
+    expect(stdinOf("c-w2-kubelet").map(({ op, path, content }) => ({ op, path, content }))).toEqual([
       { op: "pk-write", path: FILES.flags, content: flagsEnv([PAUSE, "--node-ip=10.0.0.5"]) },
     ]);
   });
@@ -55,7 +55,7 @@ describe.each(["v1.34.1", "v1.37.0"])("%s: a stale instance-config.yaml (the run
   test("is rewritten, and config.yaml with it", async () => {
     fake.files = () => kubeadmFiles(true, CONTAINERD);
     await build(version);
-    expect(stdinOf("c-w2-kubelet-files").map(({ op, path, content }) => ({ op, path, content }))).toEqual([
+    expect(stdinOf("c-w2-kubelet").map(({ op, path, content }) => ({ op, path, content }))).toEqual([
       { op: "pk-write", path: FILES.instance, content: `containerRuntimeEndpoint: "${CRIO}"\n` },
       { op: "pk-write", path: FILES.config, content: kubeletConfigYaml(CRIO) },
     ]);
@@ -73,7 +73,7 @@ describe.each(["v1.32.3", "v1.33.2", "v1.34.1", "v1.35.0"])("%s, gate off", (ver
     // kubeadm with the gate off keeps an existing instance-config.yaml and puts no flag back.
     fake.files = (_node, ep) => ({ ...kubeadmFiles(true, ep), [FILES.flags]: flagsEnv([PAUSE]) });
     await build(version, { NodeLocalCRISocket: false });
-    expect(stdinOf("c-w2-kubelet-files").map(({ op, path, content }) => ({ op, path, content }))).toEqual([
+    expect(stdinOf("c-w2-kubelet").map(({ op, path, content }) => ({ op, path, content }))).toEqual([
       { op: "pk-remove", path: FILES.instance },
       { op: "pk-write", path: FILES.flags, content: flagsEnv([`--container-runtime-endpoint=${CRIO}`, PAUSE]) },
     ]);

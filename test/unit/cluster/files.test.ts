@@ -1,6 +1,6 @@
 /**
  * What the component makes kubeadm see and what it writes on each node, for every supported minor with
- * the gate unset, on and off: the kubeadm config (init stdin), and the kubelet-files changes computed
+ * the gate unset, on and off: the kubeadm config (init stdin), and the kubelet step's file changes computed
  * from the files a node reported.
  */
 import { parse, parseAllDocuments } from "yaml";
@@ -41,7 +41,7 @@ async function build(version: string, gates: Record<string, boolean> | undefined
   const input = (name: string) => registrations.find((r) => r.name === name)?.inputs;
   const initDocs = parseAllDocuments(stdinData(input("c-cp1-init")?.stdin)).map((d) => d.toJS());
   const cluster = initDocs.find((d) => d.kind === "ClusterConfiguration");
-  return { status, cluster, changes: (node: string) => changesOf(input(`c-${node}-kubelet-files`)?.stdin), script: (name: string) => String(plain(input(name)?.create)) };
+  return { status, cluster, changes: (node: string) => changesOf(input(`c-${node}-kubelet`)?.stdin), script: (name: string) => String(plain(input(name)?.create)) };
 }
 
 const cases: Array<[string, Record<string, boolean> | undefined, boolean, Record<string, boolean> | undefined]> = [
@@ -71,9 +71,9 @@ describe.each(cases)("%s with featureGates %j", (version, gates, inEffect, kubea
     expect(status.find((s) => s.name === "w2")?.criSocket).toBe(CRIO);
   });
 
-  test("prepare, upgrade and kubelet-files refuse an endpoint flag outside kubeadm-flags.env exactly when node-local", async () => {
+  test("prepare, upgrade and kubelet refuse an endpoint flag outside kubeadm-flags.env exactly when node-local", async () => {
     const { script } = await build(version, gates, inEffect);
-    for (const step of ["prepare", "upgrade", "kubelet-files"]) {
+    for (const step of ["prepare", "upgrade", "kubelet"]) {
       expect({ step, checks: scriptOf(script(`c-w2-${step}`)).includes("\npk_no_endpoint_flag_elsewhere\n") }).toEqual({ step, checks: inEffect });
     }
   });

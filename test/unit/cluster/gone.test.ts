@@ -28,7 +28,7 @@ test("a gone worker: forget deletes its Node from cp1; its steps keep their reco
   expect(String(forget?.args.create)).toContain("w2");
   const frozen = made.filter((m) => m.name.startsWith("c-w2-") && m.name !== "c-w2-forget");
   expect(frozen.map((m) => m.name).sort()).toEqual(
-    ["prepare", "join-token", "join", "upgrade", "drain", "kubelet", "kubelet-files", "node-metadata"].map((a) => `c-w2-${a}`).sort(),
+    ["prepare", "join-token", "join", "upgrade", "drain", "kubelet", "node-metadata"].map((a) => `c-w2-${a}`).sort(),
   );
   for (const m of frozen) {
     expect({ name: m.name, commands: ["create", "update", "delete", "stdin"].filter((k) => m.args[k] !== undefined) }).toEqual({ name: m.name, commands: [] });

@@ -29,7 +29,7 @@ test("one command per node and step, named <cluster>-<node>-<step>, and the comp
   await settled();
   const commands = registrations.filter((r) => r.type === "command:remote:Command").map((r) => r.name).sort();
   const expected = [
-    ...["cp1", "cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-prepare`, `c-${n}-upgrade`, `c-${n}-drain`, `c-${n}-kubelet`, `c-${n}-kubelet-files`, `c-${n}-node-metadata`]),
+    ...["cp1", "cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-prepare`, `c-${n}-upgrade`, `c-${n}-drain`, `c-${n}-kubelet`, `c-${n}-node-metadata`]),
     "c-cp1-init", "c-cp1-kubeconfig", "c-cp1-cluster-config-read", "c-cp1-cluster-config",
     ...["cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-join-token`, `c-${n}-join`]),
     "c-init-node", "c-members",
@@ -66,12 +66,11 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   // Prepare steps need nothing: they run side by side.
   const prepares = ["cp1", "cp2", "cp3", "w1", "w2"].map((n) => reg(`c-${n}-prepare`));
   expect(Math.max(...prepares.map((r) => r.start))).toBeLessThan(Math.min(...prepares.map((r) => r.end)));
-  // kubeadm's order in each unit: kubeadm (upgrade), drain, kubelet, the kubelet files, uncordon.
+  // kubeadm's order in each unit: kubeadm (upgrade), drain, kubelet (package, files, restart), uncordon.
   for (const n of ["cp2", "w2"]) {
     expect(reg(`c-${n}-drain`).start).toBeGreaterThan(reg(`c-${n}-upgrade`).end);
     expect(reg(`c-${n}-kubelet`).start).toBeGreaterThan(reg(`c-${n}-drain`).end);
-    expect(reg(`c-${n}-kubelet-files`).start).toBeGreaterThan(reg(`c-${n}-kubelet`).end);
-    expect(reg(`c-${n}-node-metadata`).start).toBeGreaterThan(reg(`c-${n}-kubelet-files`).end);
+    expect(reg(`c-${n}-node-metadata`).start).toBeGreaterThan(reg(`c-${n}-kubelet`).end);
   }
 });
 
@@ -132,7 +131,7 @@ test("describePlan lists every step of the desired state in order, known without
   // Under the mocks the component's record reads back what this run recorded: nothing left to change.
   expect(await valueOf(c.plan)).toEqual([expect.stringMatching(/^nothing to change: cluster "c" is as the last up recorded it \(v1\.33\.2, 5 nodes\)/)]);
   const plan = describePlan("c", buildPlan(validateCluster(args as never)));
-  expect(plan).toHaveLength(5 * 6 + 4 + 4 * 2);
+  expect(plan).toHaveLength(5 * 5 + 4 + 4 * 2);
   expect(plan[0]).toMatch(/^1\. c-cp1-prepare \(no dependency\): check kubeadm/);
   const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));

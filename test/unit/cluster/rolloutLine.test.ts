@@ -48,7 +48,7 @@ test("a new cluster: no unit waits for another; each control-plane join waits on
   // Each unit still follows its own join, in kubeadm's order.
   for (const n of ["cp2", "w3"]) {
     expect(reg(`c-${n}-upgrade`).start).toBeGreaterThan(reg(`c-${n}-join`).end);
-    expect(reg(`c-${n}-node-metadata`).start).toBeGreaterThan(reg(`c-${n}-kubelet-files`).end);
+    expect(reg(`c-${n}-node-metadata`).start).toBeGreaterThan(reg(`c-${n}-kubelet`).end);
   }
 });
 
@@ -56,7 +56,7 @@ test("a node that joins in this run: its unit's node-side steps and drain have n
   await up(() => false);
   for (const n of ["cp1", "cp2", "w1"]) {
     // On the first control-plane node also the kubeadm-config read and edit: init wrote its featureGates.
-    for (const s of ["upgrade", "drain", "kubelet", "kubelet-files", ...(n === "cp1" ? ["cluster-config-read", "cluster-config"] : [])]) {
+    for (const s of ["upgrade", "drain", "kubelet", ...(n === "cp1" ? ["cluster-config-read", "cluster-config"] : [])]) {
       const inputs = reg(`c-${n}-${s}`).inputs;
       expect({ step: `${n}-${s}`, create: inputs.create, update: typeof inputs.update }).toEqual({ step: `${n}-${s}`, create: undefined, update: "string" });
     }
@@ -67,7 +67,7 @@ test("a node that joins in this run: its unit's node-side steps and drain have n
   // (the data after the step's values, which head its stdin up to the `---` line)
   const data = (stdin: unknown) => String(stdin).slice(String(stdin).indexOf("\n---\n") + 5);
   expect(data(reg("c-w1-drain").inputs.stdin)).toBe("keep the node joined at the target, nothing rolled out\n");
-  expect(data(reg("c-w1-kubelet-files").inputs.stdin)).toBe("");
+  expect(data(reg("c-w1-kubelet").inputs.stdin)).toBe("");
   expect(data(reg("c-cp1-cluster-config").inputs.stdin)).toBe("");
 });
 

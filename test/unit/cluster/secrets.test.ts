@@ -26,7 +26,7 @@ const commands = () => registrations.filter((r) => r.type === "command:remote:Co
 const MARKERS = [SECRETS.token, SECRETS.certificateKey, "S3CR3T-KUBECONFIG-KEY", "S3CR3T-SSH-KEY"];
 
 test("no secret value in any command's text (create, update, delete)", () => {
-  expect(commands().length).toBe(44);
+  expect(commands().length).toBe(39);
   for (const r of commands()) {
     for (const field of ["create", "update", "delete"]) {
       const text = String(plain(r.inputs[field] ?? ""));
@@ -69,7 +69,7 @@ test("steps whose output carries a secret are secret outputs and not logged; sna
       continue;
     }
     const secretStep = /-(join-token|kubeconfig)$/.test(m.name);
-    const dataStep = /-(upgrade|kubelet|cluster-config-read)$/.test(m.name);
+    const dataStep = /-(upgrade|cluster-config-read)$/.test(m.name);
     expect({ name: m.name, logging: m.args.logging }).toEqual({ name: m.name, logging: secretStep ? "none" : dataStep ? "stderr" : "stdoutAndStderr" });
     expect({ name: m.name, aso: m.opts.additionalSecretOutputs ?? [] }).toEqual({ name: m.name, aso: secretStep ? ["stdout", "stderr"] : [] });
     expect(m.args.addPreviousOutputInEnv).toBe(false);

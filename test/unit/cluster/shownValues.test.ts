@@ -65,7 +65,7 @@ test("every step's Command hides its scripts from the diff and starts its stdin 
     expect(String(r.inputs.create)).toMatch(/^while IFS= read -r pk_line && \[ "\$pk_line" != '---' \]; do :; done; exec /);
   }
   const stdin = (name: string) => String(plain(registrations.find((r) => r.name === name)?.inputs.stdin));
-  expect(stdin("c-w1-kubelet")).toBe("pulumi-kubeadm step kubelet on node w1\nkubernetesVersion: v1.34.2\ncriSocket: unix:///run/containerd/containerd.sock\nNodeLocalCRISocket: true\n---\n");
+  expect(stdin("c-w1-kubelet")).toBe("pulumi-kubeadm step kubelet on node w1\nkubernetesVersion: v1.34.2\nNodeLocalCRISocket: true\n---\n");
   expect(stdin("c-cp3-prepare").split("\n").slice(0, 3)).toEqual(["pulumi-kubeadm step prepare on node cp3", "kubernetesVersion: v1.34.2", "criSocket: detected on the node"]);
   expect(stdin("c-w1-drain")).toMatch(/^pulumi-kubeadm step drain on node w1\n---\n(drain|keep) /);
   const records = registrations.filter((r) => r.type === "command:remote:Command" && r.inputs.create === undefined);

@@ -81,7 +81,7 @@ export function isSecretInput(value: unknown): boolean {
 }
 
 function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, endpoints: Map<string, string>): string {
-  const m = /^(.*)-(prepare|init|kubeconfig|join-token|join|cluster-config-read|cluster-config|drain|upgrade|kubelet|kubelet-files|node-metadata)$/.exec(name.replace(/^c-/, ""));
+  const m = /^(.*)-(prepare|init|kubeconfig|join-token|join|cluster-config-read|cluster-config|drain|upgrade|kubelet|node-metadata)$/.exec(name.replace(/^c-/, ""));
   if (!m) return "";
   const [, node, action] = m as unknown as [string, string, string];
   // A Command without a create (the component's records, a gone machine's kept steps) prints nothing.
@@ -102,11 +102,10 @@ function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, 
         metadata: { name: "kubeadm-config", namespace: "kube-system", resourceVersion: "42" },
         data: { ClusterConfiguration: fake.clusterConfiguration ?? "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.33.2\n" },
       });
-    case "upgrade":
-    case "kubelet": {
+    case "upgrade": {
       // The node at the target version (the script's own target), and its kubelet files.
       const ep = endpoints.get(node) ?? "unix:///var/run/containerd/containerd.sock";
-      const version = action === "upgrade" ? `nodeVersion=${/^target='([^']*)'$/m.exec(create)?.[1] ?? ""}\n` : "";
+      const version = `nodeVersion=${/^target='([^']*)'$/m.exec(create)?.[1] ?? ""}\n`;
       return version + snapshotOf(fake.files ? fake.files(node, ep) : kubeadmFiles(fake.nodeLocal, ep));
     }
     case "init":

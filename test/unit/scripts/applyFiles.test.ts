@@ -1,14 +1,13 @@
 /**
- * pk_apply_files / pk_restore / the kubelet-files script, for real in bash on temporary files:
+ * pk_apply_files / pk_restore / the kubelet script, for real in bash on temporary files:
  * compare-and-swap, timestamped backups, atomic replace, nothing repeated on a re-run, restore when the
  * kubelet turns unhealthy.
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync, statSync } from "fs";
 import { join } from "path";
-import { kubeletFilesScripts } from "../../../components/steps/kubeletFiles";
 import { upgradeScripts } from "../../../components/steps/upgrade";
 import { encodeFileChanges, sha256Hex } from "../../../components/scripts/files";
-import { runBash, sandbox } from "./bash";
+import { runBash, sandbox, kubeletScript } from "./bash";
 
 function setup(kubeletHealthy: boolean) {
   const box = sandbox();
@@ -18,7 +17,7 @@ function setup(kubeletHealthy: boolean) {
   const b = join(box.dir, "b.env");
   writeFileSync(a, "old: a\n");
   writeFileSync(b, "B=1\n");
-  const script = kubeletFilesScripts("w1", 0, false).create;
+  const script = kubeletScript(false);
   const run = (stdin: string) => runBash(script, { stdin, bin: box.bin, state: box.state });
   const restartCount = () => (existsSync(restarts) ? readFileSync(restarts, "utf8").split("\n").filter(Boolean).length : 0);
   return { box, a, b, run, restartCount };

@@ -4,6 +4,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, chmodSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { LIBRARY_PATH, LIBRARY_SHA256, LIBRARY_TEXT } from "../../../components/scripts/library";
+import { kubeletScripts } from "../../../components/steps/kubelet";
 
 /** A copy of lib.sh where a test's scripts load it from (the node's copy is installed by its prepare step). */
 export function testLibrary(): string {
@@ -61,4 +62,12 @@ export function runBash(script: string, opts: { stdin?: string; bin?: string; st
   const [cmd, ...args] = [...(opts.wrap ?? []), "bash", "-c", text, "test"];
   const r = spawnSync(cmd as string, args, { input: opts.stdin ?? "", env, encoding: "utf8", timeout: 30000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * The kubelet step's script for node w1 at v1.34.2 with no settle time: on a sandbox with no version
+ * record it installs nothing (the node counts as at the target) and only applies its stdin's file changes.
+ */
+export function kubeletScript(nodeLocalCriSocket: boolean, install?: string): string {
+  return kubeletScripts({ node: "w1", version: "v1.34.2", settleSeconds: 0, nodeLocalCriSocket, install }).create;
 }

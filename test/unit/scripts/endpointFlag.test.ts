@@ -1,18 +1,17 @@
 /**
  * With NodeLocalCRISocket in effect, a --container-runtime-endpoint set outside kubeadm-flags.env (a
  * kubelet systemd drop-in, /etc/default/kubelet, /etc/sysconfig/kubelet) beats instance-config.yaml,
- * as the flag did in kubeadm 1.32: prepare, upgrade and kubelet-files fail naming the node and the
+ * as the flag did in kubeadm 1.32: prepare, upgrade and kubelet fail naming the node and the
  * file, and change nothing. Real bash in a private mount namespace whose /etc is a copy (needs root).
  */
 import { execFileSync } from "child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "fs";
 import { dirname, join } from "path";
 import { CRI_SOCKET_PROBE_ORDER } from "../../../components/kubeadm/criSocket";
-import { kubeletFilesScripts } from "../../../components/steps/kubeletFiles";
 import { prepareScripts } from "../../../components/steps/prepare";
 import { upgradeScripts } from "../../../components/steps/upgrade";
 import { encodeFileChanges, sha256Hex } from "../../../components/scripts/files";
-import { runBash, sandbox } from "./bash";
+import { runBash, sandbox, kubeletScript } from "./bash";
 
 const DROP_IN = "/etc/systemd/system/kubelet.service.d/20-runtime.conf";
 const CONTAINERD = "unix:///run/containerd/containerd.sock";
@@ -44,16 +43,16 @@ describe.each([
   ["/etc/default/kubelet", "KUBELET_EXTRA_ARGS=--node-ip=10.0.0.4 --container-runtime-endpoint unix:///run/cri-dockerd.sock\n"],
   ["/etc/sysconfig/kubelet", "KUBELET_EXTRA_ARGS='--container-runtime-endpoint=unix:///run/cri-dockerd.sock'\n"],
 ])("%s sets the flag", (file, content) => {
-  test("kubelet-files fails naming node and file, writes nothing, restarts nothing; with the gate off it goes ahead", () => {
+  test("kubelet fails naming node and file, writes nothing, restarts nothing; with the gate off it goes ahead", () => {
     const { box, run, called } = node({ [file]: content });
     const target = join(box.dir, "instance-config.yaml");
     const stdin = encodeFileChanges([{ path: target, expected: { path: target }, content: `containerRuntimeEndpoint: "${CONTAINERD}"\n`, mode: "0644" }]);
-    const r = run(kubeletFilesScripts("w1", 0, true).create, stdin);
+    const r = run(kubeletScript(true), stdin);
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(refusal(file));
     expect(existsSync(target)).toBe(false);
     expect(called()).toEqual([]);
-    const legacy = run(kubeletFilesScripts("w1", 0, false).create, stdin);
+    const legacy = run(kubeletScript(false), stdin);
     expect(legacy.status).toBe(0);
     expect(readFileSync(target, "utf8")).toBe(`containerRuntimeEndpoint: "${CONTAINERD}"\n`);
   });
@@ -82,7 +81,7 @@ test("comment lines, and the packaged kubeadm drop-in, do not count", () => {
   });
   const target = join(box.dir, "f");
   writeFileSync(target, "old\n");
-  const r = run(kubeletFilesScripts("w1", 0, true).create, encodeFileChanges([{ path: target, expected: { path: target, sha256: sha256Hex("old\n"), content: "old\n" }, content: "new\n" }]));
+  const r = run(kubeletScript(true), encodeFileChanges([{ path: target, expected: { path: target, sha256: sha256Hex("old\n"), content: "old\n" }, content: "new\n" }]));
   expect(r.stderr).toContain("pulumi-kubeadm: node w1: write");
   expect(r.status).toBe(0);
   expect(readFileSync(target, "utf8")).toBe("new\n");

@@ -6,14 +6,13 @@
 import { existsSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { spawn } from "child_process";
-import { kubeletFilesScripts } from "../../../components/steps/kubeletFiles";
 import { initScripts } from "../../../components/steps/init";
 import { encodeFileChanges, sha256Hex } from "../../../components/scripts/files";
-import { runBash, sandbox } from "./bash";
+import { runBash, sandbox, kubeletScript } from "./bash";
 
 const state = (path: string, content: string) => ({ path, sha256: sha256Hex(content), content });
 
-test("kubelet-files: the session dies after the files were replaced but before the kubelet restart; the re-run must still restart and health-check the kubelet", () => {
+test("kubelet: the session dies after the files were replaced but before the kubelet restart; the re-run must still restart and health-check the kubelet", () => {
   const box = sandbox();
   const restarts = join(box.dir, "restarts");
   const diedOnce = join(box.dir, "died-once");
@@ -25,7 +24,7 @@ test("kubelet-files: the session dies after the files were replaced but before t
   );
   const a = join(box.dir, "config.yaml");
   writeFileSync(a, "old\n");
-  const script = kubeletFilesScripts("w1", 0, false).create;
+  const script = kubeletScript(false);
   const stdin = encodeFileChanges([{ path: a, expected: state(a, "old\n"), content: "new\n", mode: "0644" }]);
 
   const first = runBash(script, { stdin, bin: box.bin, state: box.state });
@@ -37,6 +36,34 @@ test("kubelet-files: the session dies after the files were replaced but before t
   expect(second.status).toBe(0);
   // The re-run restarts and checks the kubelet: the first run never did.
   expect(existsSync(restarts) ? readFileSync(restarts, "utf8").trim().split("\n").length : 0).toBe(1);
+});
+
+test("kubelet: the session dies between two file replacements; the re-run, with the same (now partly stale) snapshot, skips the file already replaced, replaces the other, and restarts the kubelet once", () => {
+  const box = sandbox();
+  const restarts = join(box.dir, "restarts");
+  const syncs = join(box.dir, "syncs");
+  box.stub("systemctl", `case "$1" in restart) echo x >>${restarts};; is-active) exit 0;; esac`);
+  // The second temp file's sync (the second file's write, before its rename): the session is lost there.
+  box.stub("sync", `case "$1" in */.pulumi-kubeadm.*) echo x >>${syncs}; if [ "$(wc -l <${syncs})" = 2 ] && [ ! -f ${syncs}.died ]; then touch ${syncs}.died; kill -9 $PPID; fi;; esac`);
+  const a = join(box.dir, "config.yaml");
+  const b = join(box.dir, "kubeadm-flags.env");
+  writeFileSync(a, "old\n");
+  writeFileSync(b, "B=1\n");
+  const stdin = encodeFileChanges([
+    { path: a, expected: state(a, "old\n"), content: "new\n", mode: "0644" },
+    { path: b, expected: state(b, "B=1\n"), content: "B=2\n", mode: "0644" },
+  ]);
+  const first = runBash(kubeletScript(false), { stdin, bin: box.bin, state: box.state });
+  expect(first.status).not.toBe(0);
+  expect([readFileSync(a, "utf8"), readFileSync(b, "utf8")]).toEqual(["new\n", "B=1\n"]);
+  expect(existsSync(restarts)).toBe(false);
+
+  const second = runBash(kubeletScript(false), { stdin, bin: box.bin, state: box.state });
+  expect(second.status).toBe(0);
+  expect(second.stdout).toBe("changed=1\n");
+  expect([readFileSync(a, "utf8"), readFileSync(b, "utf8")]).toEqual(["new\n", "B=2\n"]);
+  expect(readFileSync(restarts, "utf8")).toBe("x\n");
+  expect(existsSync(join(box.state, "pending"))).toBe(false);
 });
 
 test("pk_run_once: a recorded pid reused by an unrelated process (node rebooted mid-init) must not make the step wait forever", async () => {

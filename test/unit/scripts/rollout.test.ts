@@ -8,12 +8,10 @@ import { existsSync, readFileSync } from "fs";
 import { join } from "path";
 import { drainScripts, drainVerdict } from "../../../components/steps/drain";
 import { nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
-import { kubeletScripts } from "../../../components/steps/kubelet";
 import { upgradeScripts } from "../../../components/steps/upgrade";
-import { kubeletFilesScripts } from "../../../components/steps/kubeletFiles";
 import { renderScript } from "../../../components/scripts/script";
 import { kubeadmFiles, snapshotOf } from "../helpers/kubeadmFiles";
-import { libraryCopy, runBash, sandbox } from "./bash";
+import { libraryCopy, runBash, sandbox, kubeletScript } from "./bash";
 
 const CONTAINERD = "unix:///run/containerd/containerd.sock";
 const CRIO = "unix:///var/run/crio/crio.sock";
@@ -67,7 +65,7 @@ test("node-metadata uncordons only a node this component cordoned, and removes i
   expect(operators.writes()).toEqual([]);
 });
 
-test("kubeadm first, the kubelet after: a failed kubeadm upgrade leaves the kubelet package alone; the kubelet restarts once its files are right", () => {
+test("kubeadm first, the kubelet after: a failed kubeadm upgrade leaves the kubelet package alone; the files are read after kubeadm; the kubelet restarts once its files are right", () => {
   const box = sandbox();
   const log = join(box.dir, "log");
   box.stub("kubeadm", `echo "kubeadm $*" >>${log}; exit 1`);
@@ -78,18 +76,19 @@ test("kubeadm first, the kubelet after: a failed kubeadm upgrade leaves the kube
   const failed = runBash(up, { bin: box.bin, state: box.state });
   expect(failed.status).toBe(1);
   expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual(["install kubeadm", "kubeadm upgrade node"]);
-  expect(failed.stdout).toMatch(/^nodeVersion=v1\.33\.2\npk-file /);
-  // Once kubeadm succeeded: the kubelet step installs; kubelet-files restarts, checks, records.
+  // The files are read only after kubeadm, which rewrites them: a failed kubeadm reports none.
+  expect(failed.stdout).toBe("nodeVersion=v1.33.2\n");
+  // Once kubeadm succeeded: the version read before it, the files after it.
   box.stub("kubeadm", `echo "kubeadm $*" >>${log}`);
-  expect(runBash(up, { bin: box.bin, state: box.state }).status).toBe(0);
-  const kl = kubeletScripts({ node: "w1", version: "v1.34.2", install: `echo "install kubelet kubectl" >>${log}`, wanted: "x" }).create;
-  const r = runBash(kl, { bin: box.bin, state: box.state });
-  expect(r.status).toBe(0);
-  expect(r.stdout).toMatch(/^pk-file \/var\/lib\/kubelet\/instance-config.yaml /);
+  const done = runBash(up, { bin: box.bin, state: box.state });
+  expect(done.status).toBe(0);
+  expect(done.stdout).toMatch(/^nodeVersion=v1\.33\.2\npk-file \/var\/lib\/kubelet\/instance-config.yaml \S+ \S+\npk-file \/var\/lib\/kubelet\/config.yaml \S+ \S+\npk-file \/var\/lib\/kubelet\/kubeadm-flags.env \S+ \S+\n$/);
   expect(readFileSync(join(box.state, "version"), "utf8")).toBe("v1.33.2\n");
-  const files = runBash(kubeletFilesScripts("w1", 0, false).create, { stdin: "", bin: box.bin, state: box.state });
-  expect(files.status).toBe(0);
-  expect(files.stderr).toContain("pulumi-kubeadm: node w1: kubelet upgraded to v1.34.2, restarted and healthy");
+  // The kubelet step: the package, then one restart and check, then the version recorded.
+  const kl = kubeletScript(false, `echo "install kubelet kubectl" >>${log}`);
+  const r = runBash(kl, { stdin: "", bin: box.bin, state: box.state });
+  expect(r.status).toBe(0);
+  expect(r.stderr).toContain("pulumi-kubeadm: node w1: kubelet upgraded to v1.34.2, restarted and healthy");
   expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual([
     "install kubeadm",
     "kubeadm upgrade node",
@@ -101,8 +100,52 @@ test("kubeadm first, the kubelet after: a failed kubeadm upgrade leaves the kube
     "systemctl is-active --quiet kubelet",
   ]);
   expect(readFileSync(join(box.state, "version"), "utf8")).toBe("v1.34.2\n");
-  // Nothing more to do: a re-run restarts nothing.
-  expect(runBash(kubeletFilesScripts("w1", 0, false).create, { stdin: "", bin: box.bin, state: box.state }).stdout).toBe("changed=0\n");
+  // Nothing more to do: a re-run installs nothing and restarts nothing.
+  expect(runBash(kl, { stdin: "", bin: box.bin, state: box.state }).stdout).toBe("changed=0\n");
+  expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toHaveLength(8);
+});
+
+test("kubelet: a re-run after the new kubelet failed its check installs nothing again; it restarts, checks and records", () => {
+  const box = sandbox();
+  const log = join(box.dir, "log");
+  const healthy = join(box.dir, "healthy");
+  box.stub("systemctl", `echo "systemctl $1" >>${log}; [ "$1" != is-active ] || [ -f ${healthy} ]`);
+  box.stub("kubectl", "exit 1");
+  runBash(`echo v1.33.2 >${join(box.state, "version")}`);
+  const kl = kubeletScript(false, `echo "install kubelet kubectl" >>${log}`);
+  const first = runBash(kl, { stdin: "", bin: box.bin, state: box.state });
+  expect(first.status).toBe(1);
+  expect(first.stderr).toContain("pulumi-kubeadm: node w1: the kubelet is not healthy after the upgrade to v1.34.2");
+  expect(readFileSync(join(box.state, "version"), "utf8")).toBe("v1.33.2\n");
+  runBash(`touch ${healthy}`);
+  const second = runBash(kl, { stdin: "", bin: box.bin, state: box.state });
+  expect(second.status).toBe(0);
+  expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual([
+    "install kubelet kubectl",
+    "systemctl daemon-reload",
+    "systemctl restart",
+    "systemctl is-active",
+    "systemctl status",
+    "systemctl daemon-reload",
+    "systemctl restart",
+    "systemctl is-active",
+  ]);
+  expect(readFileSync(join(box.state, "version"), "utf8")).toBe("v1.34.2\n");
+});
+
+test("a gate toggle or a runtime switch without a version change: the upgrade step runs no kubeadm and no install, and reports the files again", () => {
+  const box = sandbox();
+  const log = join(box.dir, "log");
+  box.stub("kubeadm", `echo "kubeadm $*" >>${log}`);
+  box.stub("kubectl", "exit 1");
+  runBash(`echo v1.34.2 >${join(box.state, "version")}`);
+  for (const wanted of ["node-local unix:///run/containerd/containerd.sock", "legacy unix:///var/run/crio/crio.sock"]) {
+    const up = upgradeScripts({ node: "w1", version: "v1.34.2", apply: false, install: `echo "install kubeadm" >>${log}`, wanted, nodeLocalCriSocket: false }).create;
+    const r = runBash(up, { stdin: "", bin: box.bin, state: box.state });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^nodeVersion=v1\.34\.2\n(pk-file \S+ \S+ \S+\n){3}$/);
+  }
+  expect(existsSync(log)).toBe(false);
 });
 
 /** Runs pk_version_rules on a node: kubectl answers kubeadm-config at `cluster` ("" = no cluster there). */

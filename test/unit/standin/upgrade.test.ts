@@ -185,7 +185,7 @@ test("gate off: upgrade apply re-annotates its node, upgrade node does not (1.34
   expect(lab.store().nodes.w1.metadata.annotations[ANNOTATION]).toBeUndefined();
   await setGates(cp, (cc) => `${cc}featureGates:\n  NodeLocalCRISocket: false\n`);
   // 1.34 finds the socket by the annotation, then instance-config.yaml. (With the gate off kubeadm puts no
-  // flag back, so the kubelet is left without an endpoint: the component's kubelet-files step fixes that.)
+  // flag back, so the kubelet is left without an endpoint: the component's kubelet step fixes that.)
   cp.setVersion("v1.34.2");
   w.setVersion("v1.34.2");
   expect((await cp.kubeadm("upgrade", "apply", "v1.34.2", "-y")).stderr).toBe("");

@@ -1,0 +1,77 @@
+/**
+ * A node's rollout unit is four steps, two on the node (issue 10: a worker's upgrade opens 3 sessions,
+ * prepare, upgrade, kubelet, not 4): the `upgrade` step reads the kubelet files after kubeadm, and the
+ * one `kubelet` step changes them from that snapshot. A gate toggle or a runtime switch without a version
+ * change updates both (the files read again, then changed), while the upgrade script runs no kubeadm
+ * (test/unit/scripts/rollout.test.ts runs it in bash).
+ */
+import { validateCluster } from "../../../components/kubeadm/validate";
+import type { ClusterSpec } from "../../../components/kubeadm/types";
+import { buildPlan } from "../../../components/plan/steps";
+import type { Step, StepContext } from "../../../components/steps/kind";
+import { STEP_SETTINGS, CONTAINERD, CRIO } from "../helpers/fixtures";
+import { kubeadmFiles, snapshotOf } from "../helpers/kubeadmFiles";
+
+function plan(nodeLocal: boolean, criSocket: string, version = "v1.34.2") {
+  const nodes = ["cp-1", "w-1"].map((name, i) => ({ name, role: name.startsWith("cp") ? "control-plane" : "worker", host: `10.0.0.${i + 1}`, criSocket }));
+  const cluster = validateCluster({ kubernetesVersion: version, nodes, controlPlaneEndpoint: "10.0.0.1:6443", featureGates: { NodeLocalCRISocket: nodeLocal } } as unknown as ClusterSpec);
+  const steps = buildPlan(cluster, {});
+  const ctx = (id: string): StepContext => {
+    const step = steps.find((s) => s.id === id) as Step;
+    const node = cluster.nodes.find((n) => n.name === step.node);
+    if (node === undefined) throw new Error(id);
+    return { cluster, node, step, settings: STEP_SETTINGS, owner: `c-${id}`, formerOwners: [], resourceName: (x) => `c-${x}` };
+  };
+  /** The upgrade step's scripts, and the kubelet step's scripts and stdin made from the upgrade's stdout. */
+  const inputs = (upgradeStdout: string) => {
+    const up = ctx("w-1-upgrade");
+    const kl = ctx("w-1-kubelet");
+    const stdin = kl.step.kind.stdin?.render(kl, { endpoint: criSocket, stdout: (id) => (id === "w-1-upgrade" ? upgradeStdout : "") });
+    return { upgrade: up.step.kind.scripts(up, criSocket).create, kubelet: kl.step.kind.scripts(kl, criSocket).create, kubeletStdin: stdin };
+  };
+  return { steps, ctx, inputs };
+}
+
+test("a unit is upgrade, drain, kubelet, node-metadata; kubelet reads the upgrade step's output; no kubelet-files step", () => {
+  const { steps, ctx } = plan(true, CONTAINERD);
+  const unit = steps.filter((s) => s.node === "w-1" && !["prepare", "join-token", "join"].includes(s.action));
+  expect(unit.map((s) => [s.action, s.runsOn, s.after])).toEqual([
+    ["upgrade", "w-1", ["w-1-join"]],
+    ["drain", "cp-1", ["w-1-upgrade"]],
+    ["kubelet", "w-1", ["w-1-drain"]],
+    ["node-metadata", "cp-1", ["w-1-kubelet"]],
+  ]);
+  expect(steps.filter((s) => s.action === "kubelet-files")).toEqual([]);
+  const kubelet = ctx("w-1-kubelet");
+  expect(kubelet.step.kind.stdin?.reads?.(kubelet)).toEqual(["w-1-upgrade"]);
+  // The upgrade step's stdout is data (the snapshot): only its stderr is logged.
+  expect(ctx("w-1-upgrade").step.kind.dataOutput).toBe(true);
+});
+
+test("kubelet's file changes come from the files the upgrade step reported; none when it reported nothing (the node joined at the target)", () => {
+  const { inputs } = plan(true, CRIO);
+  // The upgrade step reported legacy files (kubeadm left the flag): the kubelet step writes instance-config.yaml, config.yaml, kubeadm-flags.env.
+  const legacy = inputs(`nodeVersion=v1.34.2\n${snapshotOf(kubeadmFiles(false, CRIO))}`).kubeletStdin ?? "";
+  expect(legacy.split("\n").filter(Boolean).map((l) => l.split(" ").slice(0, 2).join(" "))).toEqual([
+    "pk-write /var/lib/kubelet/instance-config.yaml",
+    "pk-write /var/lib/kubelet/config.yaml",
+    "pk-write /var/lib/kubelet/kubeadm-flags.env",
+  ]);
+  expect(inputs(`nodeVersion=v1.34.2\n${snapshotOf(kubeadmFiles(true, CRIO))}`).kubeletStdin).toBe("");
+  expect(inputs("").kubeletStdin).toBe("");
+});
+
+test("a gate toggle or a runtime switch without a version change: the upgrade step's inputs change (the files read again) and the kubelet step's too", () => {
+  const reported = `nodeVersion=v1.34.2\n${snapshotOf(kubeadmFiles(true, CONTAINERD))}`;
+  const base = plan(true, CONTAINERD).inputs(reported);
+  const toggled = plan(false, CONTAINERD).inputs(reported);
+  const switched = plan(true, CRIO).inputs(reported);
+  expect(base.kubeletStdin).toBe("");
+  for (const [what, other] of [["toggle", toggled], ["switch", switched]] as const) {
+    expect({ what, upgradeChanged: other.upgrade !== base.upgrade, kubeletChanged: other.kubelet !== base.kubelet || other.kubeletStdin !== base.kubeletStdin }).toEqual({ what, upgradeChanged: true, kubeletChanged: true });
+    expect({ what, changes: other.kubeletStdin !== "" }).toEqual({ what, changes: true });
+  }
+  // Same version: the upgrade script's kubeadm part is the same text, run only when the node is not at the target.
+  expect(toggled.upgrade).toContain(`target='v1.34.2'`);
+  expect(toggled.upgrade).toContain(`if [ "$current" != "$target" ]; then`);
+});
