@@ -118,6 +118,11 @@ export class Lab {
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
       child.on("error", reject);
       child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      // A call that exits without reading its stdin (most do) closes the pipe first on a busy machine: the
+      // write then fails with EPIPE, which is no fault of the call (its exit code and output say how it went).
+      child.stdin.on("error", (e: NodeJS.ErrnoException) => {
+        if (e.code !== "EPIPE") reject(e);
+      });
       child.stdin.end(stdin);
     });
   }
