@@ -178,7 +178,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     const after = step.after.map(cmd);
     // The rollout line's waits, decided by what the nodes reported in their prepare steps.
     const line = step.line;
-    const lineNodes = line === undefined ? [] : [...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node, ...line.window.earlier.map((n) => n.node)] : [])];
+    const lineNodes = line === undefined ? [] : [...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node] : [])];
     const dependsOn =
       line === undefined
         ? after

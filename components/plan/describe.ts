@@ -8,8 +8,8 @@ function lineWords(line: LineWait | undefined): string[] {
   if (line === undefined) return [];
   const words = (line.ready ?? []).map((n) => `after ${n.unitDone} if ${n.node} had joined before this run, else after ${n.joining}`);
   const w = line.window;
-  if (w !== undefined && w.earlier.length > 0) {
-    words.push(`if ${w.node} had joined before this run: at most ${w.size} such worker unit(s) at once, in line order`);
+  if (w?.waitFor !== undefined) {
+    words.push(`if ${w.node} had joined before this run: after ${w.waitFor.unitDone} (at most ${w.size} worker unit(s) at once, in line order)`);
   }
   return words;
 }
@@ -38,7 +38,7 @@ export function checkPlanOrder(steps: Step[]): void {
   const seen = new Set<string>();
   for (const s of steps) {
     if (seen.has(s.id)) throw new Error(`plan: step ${s.id} appears twice`);
-    const line = [...(s.line?.ready ?? []).flatMap((n) => [n.unitDone, n.joining]), ...(s.line?.window?.earlier ?? []).map((n) => n.unitDone)];
+    const line = [...(s.line?.ready ?? []).flatMap((n) => [n.unitDone, n.joining]), ...(s.line?.window?.waitFor ? [s.line.window.waitFor.unitDone] : [])];
     for (const a of [...s.after, ...line]) {
       if (!seen.has(a)) throw new Error(`plan: step ${s.id} runs after ${a}, which is not an earlier step`);
     }

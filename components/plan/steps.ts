@@ -69,8 +69,11 @@ function wholeNumber(name: string, value: number, min: number): number {
  * had joined before this run is at the target once its unit is done and takes its place in the line;
  * a node that had not joins at the target in this run, so its unit rolls nothing out (its `upgrade`,
  * `drain` and `kubelet` run no command, `idleOnJoin`), it is at the target once it
- * joined, and it neither waits in the line nor holds it up. A new cluster thus joins its workers side
- * by side and runs no unit one after another; an upgrade keeps kubeadm's order and the window.
+ * joined, and it waits in no line and holds up no node ahead (in the worker window it holds its place
+ * until it joined). A new cluster thus joins its workers side by side and runs no unit one after another;
+ * an upgrade keeps kubeadm's order and the window. Each step waits on a bounded number of nodes' reports
+ * (the node ahead, its own, the `maxUnavailableWorkers`-th worker before it), so the program and the
+ * state grow linearly with the nodes.
  * A worker whose machine is gone (`gone`) keeps its steps, frozen (nothing runs, retained on delete), and
  * gets `forget` (its Node object deleted from the first control-plane node).
  *
@@ -139,7 +142,8 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       material,
       ...(waitJoin !== undefined ? [stepId(waitJoin.name, "join")] : []),
     ]);
-    unit(node, [joined], { window: { node: node.name, size: workerWindow, earlier: [...inLine] } });
+    const waitFor = inLine[inLine.length - workerWindow];
+    unit(node, [joined], { window: { node: node.name, size: workerWindow, ...(waitFor !== undefined ? { waitFor } : {}) } });
     if (node.gone) add(node, cp1, forget, [configured], { ready: [controlPlaneDone] });
     else inLine.push(lineNode(node, joined));
   });
@@ -150,15 +154,12 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
  * The steps a step's `line` makes it wait for, given which nodes had joined the cluster before this run
  * (their `prepare` report): a node ahead that had joined is waited for until its unit is done, one that
  * had not until it joined; a worker that had joined waits for the unit of the `size`-th nearest earlier
- * worker that had joined too (workers that join in this run take no place in the window: their unit
- * cordons nothing).
+ * worker (`window.waitFor`); a worker that joins in this run waits in no window (its unit cordons nothing).
  */
 export function lineAfter(line: LineWait | undefined, joined: (node: string) => boolean): string[] {
   if (line === undefined) return [];
   const ready = (line.ready ?? []).map((n) => (joined(n.node) ? n.unitDone : n.joining));
   const w = line.window;
-  if (w === undefined || !joined(w.node)) return ready;
-  const members = w.earlier.filter((n) => joined(n.node));
-  const waitFor = members[members.length - w.size];
-  return waitFor !== undefined ? [...ready, waitFor.unitDone] : ready;
+  if (w === undefined || w.waitFor === undefined || !joined(w.node)) return ready;
+  return [...ready, w.waitFor.unitDone];
 }

@@ -139,7 +139,7 @@ test("describePlan lists every step of the desired state in order, known without
   expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp2-node-metadata if cp2 had joined before this run, else after cp2-join)");
   expect(plan[index("w1-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join)");
   expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token)");
-  expect(plan[index("w2-upgrade")]).toContain("(after w2-join; if w2 had joined before this run: at most 1 such worker unit(s) at once, in line order)");
+  expect(plan[index("w2-upgrade")]).toContain("(after w2-join; if w2 had joined before this run: after w1-node-metadata (at most 1 worker unit(s) at once, in line order))");
   expect(plan[index("cp1-upgrade")]).toContain("(after cp1-cluster-config): to v1.33.2: if the node is not at v1.33.2: the kubeadm package, kubeadm upgrade apply v1.33.2");
   expect(plan[index("cp1-init")]).toContain("(after cp1-prepare, cp2-prepare, cp3-prepare, w1-prepare, w2-prepare)");
   expect(plan[index("cp1-init")]).toContain("kubeadm init v1.33.2 (NodeLocalCRISocket not in effect");

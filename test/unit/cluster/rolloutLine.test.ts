@@ -77,7 +77,7 @@ test("a cluster that had been made: the kubeadm-config read and edit run their s
   expect(String(reg("c-cp1-cluster-config").inputs.stdin)).toMatch(/\nmanifest [A-Za-z0-9+/=]+\n/);
 });
 
-test("nodes that had joined keep the line: units of member workers one at a time, a worker that joins in this run skipped and not waited for", async () => {
+test("nodes that had joined keep the line: units of member workers one at a time; a worker that joins in this run waits for no unit and holds its place in the window until it joined", async () => {
   await up((n) => n !== "w2");
   for (const n of ["cp1", "w1", "w3"]) expect(typeof reg(`c-${n}-upgrade`).inputs.create).toBe("string");
   expect(reg("c-w2-upgrade").inputs.create).toBeUndefined();
@@ -85,22 +85,22 @@ test("nodes that had joined keep the line: units of member workers one at a time
   expect(reg("c-cp2-join-token").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
   for (const w of WORKERS) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
-  // w3 waits for w1 (w2, new, takes no place in the window); w2's unit waits for no other unit.
-  expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
+  // w3 waits for w2 (new: its unit, which runs no command, after its join); w2's unit waits for no other unit.
+  expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w2-node-metadata").end);
+  expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w2-join").end);
   expect(reg("c-w4-upgrade").start).toBeGreaterThan(reg("c-w3-node-metadata").end);
   expect(reg("c-w2-upgrade").start).toBeLessThan(reg("c-w1-node-metadata").end);
   const members = ["w1", "w3", "w4", "w5"].map((w) => [reg(`c-${w}-upgrade`).start, reg(`c-${w}-node-metadata`).end] as const);
   for (const [start] of members) expect(members.filter(([a, b]) => a <= start && b > start).length).toBe(1);
 });
 
-test("lineAfter: the window counts only nodes that had joined; a node ahead is waited for until its unit is done, or its join when it joins in this run", () => {
+test("lineAfter: a worker that had joined waits for the unit of the worker `size` places before it; one that joins in this run waits in no window; a node ahead is waited for until its unit is done, or its join when it joins in this run", () => {
   const ln = (n: string) => ({ node: n, unitDone: `${n}-node-metadata`, joining: `${n}-join` });
-  const earlier = ["a", "b", "c", "d"].map(ln);
-  const window = { node: "e", size: 2, earlier };
+  const window = { node: "e", size: 2, waitFor: ln("c") };
   expect(lineAfter({ window }, () => true)).toEqual(["c-node-metadata"]);
-  expect(lineAfter({ window }, (n) => n !== "d")).toEqual(["b-node-metadata"]);
+  expect(lineAfter({ window }, (n) => n !== "c")).toEqual(["c-node-metadata"]);
   expect(lineAfter({ window }, (n) => n !== "e")).toEqual([]);
-  expect(lineAfter({ window }, (n) => n === "e" || n === "a")).toEqual([]);
+  expect(lineAfter({ window: { node: "a", size: 2 } }, () => true)).toEqual([]);
   expect(lineAfter({ ready: [ln("x")] }, () => true)).toEqual(["x-node-metadata"]);
   expect(lineAfter({ ready: [ln("x")] }, () => false)).toEqual(["x-join"]);
   expect(lineAfter(undefined, () => true)).toEqual([]);
@@ -116,4 +116,18 @@ test("an upgrade leaves init and join alone: their scripts do not name the versi
   const after = await scripts("v1.34.2");
   expect(after).toEqual(before);
   expect(JSON.stringify(reg("c-w1-join").inputs.stdin)).toContain("# pulumi-kubeadm: kubernetesVersion v1.34.2");
+});
+
+test("the plan grows linearly: each worker's window names one node, whatever the number of workers", async () => {
+  const { buildPlan } = await import("../../../components/plan/steps");
+  const { validateCluster } = await import("../../../components/kubeadm/validate");
+  const workers = Array.from({ length: 300 }, (_, i) => ({ name: `w${i}`, role: "worker", host: `10.0.${1 + (i >> 8)}.${i & 255}`, port: 22, user: "root", hostGiven: true }));
+  const nodes = [{ name: "cp1", role: "control-plane", host: "10.0.0.1", port: 22, user: "root", hostGiven: true }, ...workers];
+  const steps = buildPlan(validateCluster({ kubernetesVersion: "v1.34.2", nodes, controlPlaneEndpoint: "10.0.0.1:6443" } as never), { maxUnavailableWorkers: 3 });
+  const windows = steps.flatMap((s) => (s.line?.window ? [s.line.window] : []));
+  expect(windows.length).toBe(300);
+  // Each window is one record of a node to wait for (JSON of the line: no list of earlier workers).
+  expect(Math.max(...windows.map((w) => JSON.stringify(w).length))).toBeLessThan(200);
+  expect(windows[299]?.waitFor?.node).toBe("w296");
+  expect(windows[2]?.waitFor).toBeUndefined();
 });
