@@ -81,7 +81,7 @@ test("preview --diff of a criSocket change names the node, the step and the sock
   keep("preview-crisocket.txt", preview.engine.output);
   expect(preview.ok).toBe(true);
   expectReadableDiff(preview.engine.output);
-  expect(preview.engine.output).toMatch(/^\s+pulumi-kubeadm step kubelet on node worker-1\n\s+kubernetesVersion: v1\.34\.2\n\s*- criSocket: unix:\/\/\/run\/containerd\/containerd\.sock\n\s*\+ criSocket: unix:\/\/\/var\/run\/crio\/crio\.sock\n/m);
+  expect(preview.engine.output).toMatch(/^\s+pulumi-kubeadm step upgrade on node worker-1\n\s+kubernetesVersion: v1\.34\.2\n\s*- criSocket: unix:\/\/\/run\/containerd\/containerd\.sock\n\s*\+ criSocket: unix:\/\/\/var\/run\/crio\/crio\.sock\n/m);
   expect(total(preview.sshSessions)).toBe(0);
   stack("v1.34.2");
 });
