@@ -110,15 +110,21 @@ function stepSettings(args: ClusterArgs): StepSettings {
 }
 
 /**
- * Stop the deployment of a refused plan before the engine deletes anything. A program that only logs
- * an error still ends normally for the engine, which then deletes every resource the program did not
- * register: here every step, so every node would be drained and reset. The engine stops a deployment
- * whose program registers one resource name twice, before any delete: this registers
- * `<cluster>-plan-refused` twice (two Commands that run nothing), and the preview or `up` fails with
- * "Duplicate resource URN" after the refusal's own error.
+ * Stop the deployment of a refused plan before the engine deletes anything, after saying why (an error
+ * diagnostic on the Cluster). A program that only logs an error still ends normally for the engine, which
+ * then deletes every resource the program did not register: here every step, so every node would be
+ * drained and reset. The engine stops a deployment whose program registers one resource name twice,
+ * before any delete: this registers `<cluster>-plan-refused` twice (two Commands that run nothing), and
+ * the preview or `up` fails with "Duplicate resource URN" after the refusal's own error. The second
+ * reaches the engine only once the engine has taken the error (its value waits for the log call): the
+ * engine stops at the duplicate at once, and an error still on its way was lost (seen on a busy machine:
+ * the preview failed with the duplicate alone). Both are registered now, so the program cannot end
+ * normally in between.
  */
 function refuse(parent: pulumi.ComponentResource, name: string, message: string, connection: ReturnType<typeof nodeConnection>): void {
-  for (let i = 0; i < 2; i++) valueCommand(parent, `${name}-plan-refused`, message, connection, false);
+  const delivered = pulumi.log.error(message, parent).then(() => message, () => message);
+  valueCommand(parent, `${name}-plan-refused`, message, connection, false);
+  valueCommand(parent, `${name}-plan-refused`, delivered, connection, false);
 }
 
 /** What `registerSteps` needs besides the plan. */
@@ -374,7 +380,6 @@ export class Cluster extends pulumi.ComponentResource {
     const lateAtUp = late !== undefined && !pulumi.runtime.isDryRun() ? late : pulumi.output({ problem: undefined });
     late?.apply((l) => {
       if (l.problem !== undefined && pulumi.runtime.isDryRun()) {
-        pulumi.log.error(l.problem, this);
         refuse(this, name, l.problem, connection(cp1Name));
       }
     });
@@ -387,7 +392,6 @@ export class Cluster extends pulumi.ComponentResource {
         return { refused: undefined, transitions: t, last };
       } catch (e) {
         const message = (e as Error).message;
-        pulumi.log.error(message, this);
         refuse(this, name, message, connection(cp1Name));
         return { refused: message, transitions: { warnings: [], byNode: new Map() } as Transitions, last };
       }

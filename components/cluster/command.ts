@@ -75,7 +75,8 @@ const COMMAND_INPUTS = ["connection", "create", "update", "delete", "triggers", 
  * A Command that runs nothing (no create, update or delete) and only keeps `value` (JSON) in its stdin,
  * read back from the state: the component's records and the refusal of a plan. With `keep`, a recorded
  * value is never replaced by a new one (ignoreChanges). With `dependsOn`, the value is recorded only
- * once those resources succeeded (the engine registers nothing after a failed dependency).
+ * once those resources succeeded (the engine registers nothing after a failed dependency). A value given
+ * as a Promise is registered once it resolves (the program is kept running until then).
  */
 export function valueCommand(
   parent: pulumi.Resource,
@@ -88,7 +89,7 @@ export function valueCommand(
 ): command.remote.Command {
   return new command.remote.Command(
     name,
-    { connection, stdin: JSON.stringify(value), logging: "none", addPreviousOutputInEnv: false },
+    { connection, stdin: value instanceof Promise ? value.then((v) => JSON.stringify(v)) : JSON.stringify(value), logging: "none", addPreviousOutputInEnv: false },
     { parent, ignoreChanges: keep ? ["connection", "stdin"] : ["connection"], ...aliasesFor(formerNames), ...(dependsOn !== undefined ? { dependsOn } : {}) },
   );
 }
