@@ -105,7 +105,7 @@ export function records(
   const membersName = `${clusterName}-members`;
   // The record also keeps the list of nodes on the first control-plane node (scripts/members.ts), the
   // same scripts at preview and at up (so an unchanged cluster previews no change).
-  const listed = { scripts: membersFileScripts(first ?? "", cluster.nodes.map((n) => n.name)), retainOnDelete };
+  const listed = { scripts: membersFileScripts(first ?? "", membersName, cluster.nodes.map((n) => n.name)), retainOnDelete };
   const initNode = init.apply((v) => (typeof v === "string" ? v : undefined));
   if (!pulumi.runtime.isDryRun()) {
     return {

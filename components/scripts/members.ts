@@ -29,11 +29,14 @@ export function stillWantedLines(node: string, scope: string, owner: string): st
 
 /**
  * The members record's scripts, on the first control-plane node `first`: create/update write the list
- * (`nodes`, atomically), delete (the whole cluster destroyed: the record goes first, it depends on every
- * step) removes it, so the deletes that follow act as before.
+ * (`nodes`, atomically, after a first line naming the record `owner`), delete (the whole cluster
+ * destroyed: the record goes first, it depends on every step) removes it, so the deletes that follow act
+ * as before; but only a list this record wrote (a cluster renamed without an alias: the new record
+ * writes its list before the old one's delete runs, which then leaves it).
  */
-export function membersFileScripts(first: string, nodes: string[]): { create: string; delete: string } {
-  const list = nodes.map((n) => `${n}\n`).join("");
+export function membersFileScripts(first: string, owner: string, nodes: string[]): { create: string; delete: string } {
+  const head = `# written by ${owner}`;
+  const list = [head, ...nodes].map((n) => `${n}\n`).join("");
   return {
     create: renderScript(first, [
       `mkdir -p "$PK_STATE_DIR" && chmod 0700 "$PK_STATE_DIR"`,
@@ -41,6 +44,6 @@ export function membersFileScripts(first: string, nodes: string[]): { create: st
       `printf '%s' ${shellQuote(list)} >"$tmp"`,
       `sync "$tmp" && mv -f "$tmp" ${MEMBERS_FILE}`,
     ]),
-    delete: renderScript(first, [`rm -f ${MEMBERS_FILE}`]),
+    delete: renderScript(first, [`if [ "$(head -n 1 ${MEMBERS_FILE} 2>/dev/null)" = ${shellQuote(head)} ]; then rm -f ${MEMBERS_FILE}; fi`]),
   };
 }

@@ -40,7 +40,7 @@ test("one command per node and step, named <cluster>-<node>-<step>, and the comp
   // The init-node record runs nothing; the members record writes the node list on cp1 (and its delete removes it).
   expect(Object.keys(reg("c-init-node").inputs).filter((k) => ["create", "update", "delete"].includes(k))).toEqual([]);
   expect(Object.keys(reg("c-members").inputs).filter((k) => ["create", "update", "delete"].includes(k))).toEqual(["create", "delete"]);
-  expect(scriptOf(String(reg("c-members").inputs.create))).toContain("printf '%s' 'cp1\ncp2\ncp3\nw1\nw2\n' >\"$tmp\"");
+  expect(scriptOf(String(reg("c-members").inputs.create))).toContain("printf '%s' '# written by c-members\ncp1\ncp2\ncp3\nw1\nw2\n' >\"$tmp\"");
 });
 
 test("first control-plane node first: init, kubeadm-config, its upgrade apply; each other control-plane node joins and upgrades after the one before; workers after them", async () => {

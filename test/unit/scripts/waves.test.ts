@@ -73,7 +73,7 @@ describe("a worker's own steps whose create ran no command (the wave claimed for
 
   test("--replace (the node still in the last up's nodes): the old deletes drain nothing and delete no Node, and the claims stay", () => {
     const b = claimed();
-    expect(b.run(membersFileScripts("cp1", ["cp1", "w1"]).create).status).toBe(0);
+    expect(b.run(membersFileScripts("cp1", "c-members", ["cp1", "w1"]).create).status).toBe(0);
     for (const del of [metadataScripts.delete, tokenScripts.delete]) {
       const r = b.run(del as string);
       expect(r.status).toBe(0);
@@ -85,7 +85,7 @@ describe("a worker's own steps whose create ran no command (the wave claimed for
 
   test("removal (not in the last up's nodes): drained, and its Node deleted", () => {
     const b = claimed();
-    b.run(membersFileScripts("cp1", ["cp1"]).create);
+    b.run(membersFileScripts("cp1", "c-members", ["cp1"]).create);
     expect(b.run(metadataScripts.delete as string).status).toBe(0);
     expect(b.run(tokenScripts.delete as string).status).toBe(0);
     const kubectl = b.log().filter((c) => c.startsWith("kubectl") && !c.startsWith("kubectl get "));
@@ -95,8 +95,11 @@ describe("a worker's own steps whose create ran no command (the wave claimed for
 
   test("no node list (a destroyed cluster: the members record's delete removed it): the deletes act as before", () => {
     const b = claimed();
-    b.run(membersFileScripts("cp1", ["cp1", "w1"]).create);
-    b.run(membersFileScripts("cp1", ["cp1", "w1"]).delete);
+    b.run(membersFileScripts("cp1", "c-members", ["cp1", "w1"]).create);
+    // The delete of another record (the cluster renamed without an alias) leaves this record's list.
+    b.run(membersFileScripts("cp1", "old-members", ["cp1", "w1"]).delete);
+    expect(b.run(tokenScripts.delete as string).stderr).toMatch(/still in the nodes of the last up/);
+    b.run(membersFileScripts("cp1", "c-members", ["cp1", "w1"]).delete);
     expect(b.run(tokenScripts.delete as string).status).toBe(0);
     expect(b.log()).toContain("kubectl delete node w1");
   });
