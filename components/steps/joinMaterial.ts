@@ -63,7 +63,7 @@ export function membersWords(members: string[]): string {
 export const joinMaterial: StepKind = {
   action: "join-material",
   summary: ({ members }) =>
-    `make fresh join material for the join wave of ${membersWords(members ?? [])}: ONE bootstrap token and the CA certificate hash (secret), and their join-token claims; a change of the wave's members makes it anew`,
+    `make fresh join material for the join wave of ${membersWords(members ?? [])}: ONE bootstrap token and the CA certificate hash (secret), and each member's join-token claim; a change of the wave's members makes it anew`,
   scripts: (ctx) => joinMaterialScripts(ctx.node.name, ctx.settings.joinTokenTtl, memberClaims(ctx, "join-token")),
   secretOutput: true,
   triggers: (ctx) => ctx.step.members ?? [],

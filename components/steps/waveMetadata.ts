@@ -24,7 +24,7 @@ export const waveMetadata: StepKind = {
   action: "node-metadata",
   shows: ["NodeLocalCRISocket"],
   summary: ({ cluster, members }) =>
-    `for ${membersWords(members ?? [])}, in one session: uncordon if this component cordoned it; its labels; ${cluster.nodeLocalCriSocket ? "remove" : "set"} the kubeadm.alpha.kubernetes.io/cri-socket annotation; and their node-metadata claims; a change of the wave's members runs it anew`,
+    `for ${membersWords(members ?? [])}, in one session: uncordon if this component cordoned it; its labels; ${cluster.nodeLocalCriSocket ? "remove" : "set"} the kubeadm.alpha.kubernetes.io/cri-socket annotation; and each member's node-metadata claim; a change of the wave's members runs it anew`,
   scripts: (ctx) => {
     const { cluster } = ctx;
     const claims = memberClaims(ctx, "node-metadata");

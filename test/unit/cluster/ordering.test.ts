@@ -144,10 +144,10 @@ test("describePlan lists every step of the desired state in order, known without
   expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp2-node-metadata if cp2 had joined before this run, else after cp2-join)");
   expect(plan[index("w1-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join)");
   expect(plan[index("workers_1-join-material")]).toContain(
-    "c-workers_1-join-material (after cp1-cluster-config, w1-join-token, w2-join-token; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join): make fresh join material for the join wave of w1 and w2: ONE bootstrap token",
+    "c-workers_1-join-material (on cp1, after cp1-cluster-config, w1-join-token, w2-join-token; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join): make fresh join material for the join wave of w1 and w2: ONE bootstrap token",
   );
   expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token, workers_1-join-material)");
-  expect(plan[index("workers_1-node-metadata")]).toContain("c-workers_1-node-metadata (after w1-node-metadata, w2-node-metadata): for w1 and w2, in one session:");
+  expect(plan[index("workers_1-node-metadata")]).toContain("c-workers_1-node-metadata (on cp1, after w1-node-metadata, w2-node-metadata): for w1 and w2, in one session:");
   expect(index("workers_1-node-metadata")).toBe(plan.length - 1);
   expect(plan[index("w2-upgrade")]).toContain("(after w2-join; if w2 had joined before this run: at most 1 such worker unit(s) at once, in line order)");
   expect(plan[index("cp1-upgrade")]).toContain("(after cp1-cluster-config): to v1.33.2: if the node is not at v1.33.2: the kubeadm package, kubeadm upgrade apply v1.33.2");
