@@ -16,7 +16,7 @@ import { stepValues } from "../steps/values";
 import { stdinWithValues } from "../scripts/script";
 import { stepCommand, valueCommand } from "./command";
 import { nodeConnection } from "./connection";
-import { records } from "./records";
+import { records, type MembersRecord } from "./records";
 import { checkInitNode, planTransitions, type Transitions } from "./transitions";
 import { describeChanges } from "./changes";
 import { deferredArgs } from "./deferred";
@@ -399,18 +399,22 @@ export class Cluster extends pulumi.ComponentResource {
         refuse(this, name, l.problem, connection(cp1Name));
       }
     });
-    const checked = pulumi.all([recorded.initNode, recorded.lastMembers, lateAtUp]).apply(([initNode, last, l]) => {
+    type Checked = { refused: string | undefined; transitions: Transitions; last: MembersRecord | undefined };
+    const checked = pulumi.all([recorded.initNode, recorded.lastMembers, lateAtUp]).apply(([initNode, last, l]): Promise<Checked> => {
       try {
         if (l.problem !== undefined) throw new Error(l.problem);
         checkInitNode(name, cluster, initNode);
         const t = planTransitions(cluster, last);
         if (pulumi.runtime.isDryRun()) for (const line of t.warnings) pulumi.log.warn(line, this);
-        return { refused: undefined, transitions: t, last };
+        return Promise.resolve({ refused: undefined, transitions: t, last });
       } catch (e) {
         const message = (e as Error).message;
-        pulumi.log.error(message, this);
-        refuse(this, name, message, connection(cp1Name));
-        return { refused: message, transitions: { warnings: [], byNode: new Map() } as Transitions, last };
+        // The engine has the error before the refusal stops the deployment (a log still on its way when
+        // the duplicate registration fails may never be shown).
+        return pulumi.log.error(message, this).then((): Checked => {
+          refuse(this, name, message, connection(cp1Name));
+          return { refused: message, transitions: { warnings: [], byNode: new Map() } as Transitions, last };
+        });
       }
     });
     const registered = checked.apply((c) => {
