@@ -149,14 +149,29 @@ interface RegisteredSteps {
   all: command.remote.Command[];
 }
 
-/** The run-time values of a step's stdin: the node's endpoint and the stdout of the steps it reads. */
-function runValues(stepId: string, endpoint: pulumi.Output<string>, reads: string[], out: (id: string) => pulumi.Output<string>): pulumi.Output<RunValues> {
-  return pulumi.all([endpoint, ...reads.map(out)]).apply(([ep, ...outs]): RunValues => ({
+/**
+ * The run-time values of a step's stdin: the node's endpoint, the stdout of the steps it reads and the
+ * endpoints of the nodes it names (`endpointsOf`, a join wave's members).
+ */
+function runValues(
+  stepId: string,
+  endpoint: pulumi.Output<string>,
+  reads: string[],
+  out: (id: string) => pulumi.Output<string>,
+  endpointNodes: string[],
+  endpointOfNode: (node: string) => pulumi.Output<string>,
+): pulumi.Output<RunValues> {
+  return pulumi.all([endpoint, ...reads.map(out), ...endpointNodes.map(endpointOfNode)]).apply(([ep, ...rest]): RunValues => ({
     endpoint: ep as string,
     stdout: (id) => {
       const i = reads.indexOf(id);
       if (i < 0) throw new Error(`${stepId}: reads ${id}, which its kind does not name in stdin.reads`);
-      return outs[i] as string;
+      return rest[i] as string;
+    },
+    endpointOf: (node) => {
+      const i = endpointNodes.indexOf(node);
+      if (i < 0) throw new Error(`${stepId}: reads the endpoint of ${node}, which its kind does not name in stdin.endpointsOf`);
+      return rest[reads.length + i] as string;
     },
   }));
 }
@@ -196,7 +211,9 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     // Only a step with stdin data waits for the values it is made from (every Output costs the SDK a few promises).
     // With args given as Outputs the step's context is known late (src.late); its scripts and stdin wait for it.
     const late = src.late?.(step.id);
-    const dataFor = (c: StepContext) => runValues(step.id, endpoint, stdinSpec?.reads?.(c) ?? [], out).apply((v) => stdinSpec?.render(c, v) ?? "");
+    const endpointOf = (n: string) => endpoints.get(n) as pulumi.Output<string>;
+    const dataFor = (c: StepContext) =>
+      runValues(step.id, endpoint, stdinSpec?.reads?.(c) ?? [], out, stdinSpec?.endpointsOf?.(c) ?? [], endpointOf).apply((v) => stdinSpec?.render(c, v) ?? "");
     const data = stdinSpec === undefined ? undefined : late ? late.apply(dataFor) : dataFor(ctx);
     // The step's values head its stdin (shown by `pulumi preview --diff`), known now when its endpoint is.
     const withValues = (c: StepContext, ep: string, d: string) => {
@@ -236,6 +253,8 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       // kubeadm init/join run once: a later change of their configuration (a new version, new join
       // material, kubeletExtraArgs or taints of a joined node) changes nothing and is not an update.
       ignoreChanges: kind.runsOnce ? ["stdin"] : undefined,
+      // A join wave's steps: a change of the wave's members replaces them (they have no delete).
+      ...(kind.triggers !== undefined ? { triggers: kind.triggers(ctx) } : {}),
       retainOnDelete: src.retainOnDelete,
     }, former);
     commands.set(step.id, made);
@@ -310,6 +329,7 @@ export class Cluster extends pulumi.ComponentResource {
     const former = (opts?.aliases ?? []).flatMap((a) =>
       typeof a === "object" && a !== null && "name" in a && typeof a.name === "string" ? [a.name] : [],
     );
+    const formerResourceNames = (id: string) => former.map((f) => `${f}-${id}`);
     const contextsOf = (c: ValidCluster, settings: StepSettings) =>
       new Map<string, StepContext>(
         steps.map((step) => [
@@ -320,8 +340,9 @@ export class Cluster extends pulumi.ComponentResource {
             step,
             settings,
             owner: resourceName(step.id),
-            formerOwners: former.map((f) => `${f}-${step.id}`),
+            formerOwners: formerResourceNames(step.id),
             resourceName,
+            formerResourceNames,
           },
         ]),
       );
@@ -371,7 +392,7 @@ export class Cluster extends pulumi.ComponentResource {
 
     // What the last `up` recorded (in the state, read back through the engine): the init node, and at
     // preview the members and version. Every step waits for this check; a failed check registers nothing.
-    const recorded = records(this, name, cluster, connection(cp1Name), former);
+    const recorded = records(this, name, cluster, connection(cp1Name), former, opts?.retainOnDelete === true);
     // Before any step is registered: the plan must start from the node that ran init, and (at preview)
     // from a version kubeadm can upgrade. A refusal is an error of the deployment, and no step exists, so
     // nothing runs (a rejected Output in a step's inputs would leave the Pulumi program hanging).

@@ -71,12 +71,21 @@ export interface StepCommandArgs {
 /** The inputs of pulumi-command's remote Command. */
 const COMMAND_INPUTS = ["connection", "create", "update", "delete", "triggers", "stdin", "logging", "environment", "addPreviousOutputInEnv"] as const;
 
+/** Scripts a value command runs after all (the members record: the node list on the first control-plane node). */
+export interface ValueScripts {
+  /** Create, and update (pulumi-command runs the create when no update is set). */
+  create: string;
+  delete: string;
+}
+
 /**
  * A Command that runs nothing (no create, update or delete) and only keeps `value` (JSON) in its stdin,
  * read back from the state: the component's records and the refusal of a plan. With `keep`, a recorded
  * value is never replaced by a new one (ignoreChanges). With `dependsOn`, the value is recorded only
  * once those resources succeeded (the engine registers nothing after a failed dependency). A value given
- * as a Promise is registered once it resolves (the program is kept running until then).
+ * as a Promise is registered once it resolves (the program is kept running until then). With
+ * `extra.scripts` it does run them (scripts hidden from the diff, kept with the value under `keep`; its
+ * stdin, the value, is not read by them); `extra.retainOnDelete`: the Cluster's, for a record with a delete.
  */
 export function valueCommand(
   parent: pulumi.Resource,
@@ -86,11 +95,27 @@ export function valueCommand(
   keep: boolean,
   formerNames: string[] = [],
   dependsOn?: pulumi.Resource[],
+  extra: { scripts?: ValueScripts; retainOnDelete?: boolean } = {},
 ): command.remote.Command {
+  const { scripts, retainOnDelete } = extra;
   return new command.remote.Command(
     name,
-    { connection, stdin: value instanceof Promise ? value.then((v) => JSON.stringify(v)) : JSON.stringify(value), logging: "none", addPreviousOutputInEnv: false },
-    { parent, ignoreChanges: keep ? ["connection", "stdin"] : ["connection"], ...aliasesFor(formerNames), ...(dependsOn !== undefined ? { dependsOn } : {}) },
+    {
+      connection,
+      stdin: value instanceof Promise ? value.then((v) => JSON.stringify(v)) : JSON.stringify(value),
+      logging: "none",
+      addPreviousOutputInEnv: false,
+      ...(scripts !== undefined ? { create: remoteCommand(scripts.create), delete: remoteCommand(scripts.delete) } : {}),
+    },
+    {
+      parent,
+      // A kept value keeps its scripts too (at preview; a refused plan does not write its node list).
+      ignoreChanges: keep ? ["connection", "stdin", ...(scripts !== undefined ? ["create", "delete"] : [])] : ["connection"],
+      ...aliasesFor(formerNames),
+      ...(dependsOn !== undefined ? { dependsOn } : {}),
+      ...(scripts !== undefined ? { hideDiffs: HIDDEN_FROM_DIFF } : {}),
+      ...(retainOnDelete ? { retainOnDelete: true } : {}),
+    },
   );
 }
 

@@ -15,13 +15,17 @@
  *   value after every step (it depends on them all), so an `up` that failed midway (a blocked drain, a
  *   failed `kubeadm upgrade apply`) leaves the old value: the next preview still names the switch and
  *   the version step from where the cluster was (a skipped minor after a half-done upgrade is refused).
- *   The deletes of removed nodes run after the program, so they are not covered.
+ *   The deletes of removed nodes run after the program, so they are not covered. Unlike the other
+ *   record it runs a command: its create/update write the node names to the first control-plane node
+ *   (one session when they change) and its delete removes them (scripts/members.ts), so the destructive
+ *   deletes there tell a removed node from a replaced step.
  *
  * Nothing here decides the order of the rollout or whether a node is new: the nodes and the cluster
  * do that at run time.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { valueCommand } from "./command";
+import { valueCommand, type ValueScripts } from "./command";
+import { membersFileScripts } from "../scripts/members";
 import type * as inputs from "@pulumi/command/types/input";
 import type { ValidCluster } from "../kubeadm/types";
 
@@ -71,8 +75,8 @@ export interface Recorded {
   recordMembers(steps: pulumi.Resource[] | undefined): void;
 }
 
-function record(name: string, value: unknown, connection: pulumi.Input<inputs.remote.ConnectionArgs>, keep: boolean, parent: pulumi.Resource, formerNames: string[]) {
-  return valueCommand(parent, name, value, connection, keep, formerNames).stdin.apply((text): unknown => {
+function record(name: string, value: unknown, connection: pulumi.Input<inputs.remote.ConnectionArgs>, keep: boolean, parent: pulumi.Resource, formerNames: string[], extra: { scripts?: ValueScripts; retainOnDelete?: boolean } = {}) {
+  return valueCommand(parent, name, value, connection, keep, formerNames, undefined, extra).stdin.apply((text): unknown => {
     try {
       return text ? JSON.parse(text) : undefined;
     } catch {
@@ -85,6 +89,7 @@ function record(name: string, value: unknown, connection: pulumi.Input<inputs.re
  * Register the two records under `parent` and read them back.
  * @param connection the first control-plane node's connection (pulumi-command requires one; it is never dialled).
  * @param formerClusterNames earlier names of the Cluster: the records are aliased to theirs.
+ * @param retainOnDelete the Cluster's: the members record's delete (which removes the node list) does not run.
  */
 export function records(
   parent: pulumi.Resource,
@@ -92,11 +97,15 @@ export function records(
   cluster: ValidCluster,
   connection: pulumi.Input<inputs.remote.ConnectionArgs>,
   formerClusterNames: string[] = [],
+  retainOnDelete = false,
 ): Recorded {
   const first = cluster.controlPlane[0]?.name;
   const former = (suffix: string) => formerClusterNames.map((f) => `${f}-${suffix}`);
   const init = record(`${clusterName}-init-node`, first, connection, true, parent, former("init-node"));
   const membersName = `${clusterName}-members`;
+  // The record also keeps the list of nodes on the first control-plane node (scripts/members.ts), the
+  // same scripts at preview and at up (so an unchanged cluster previews no change).
+  const listed = { scripts: membersFileScripts(first ?? "", membersName, cluster.nodes.map((n) => n.name)), retainOnDelete };
   const initNode = init.apply((v) => (typeof v === "string" ? v : undefined));
   if (!pulumi.runtime.isDryRun()) {
     return {
@@ -105,14 +114,14 @@ export function records(
       // compares the cluster with what this `up` records, so it says "nothing to change".
       lastMembers: pulumi.output(membersOf(cluster)),
       recordMembers: (steps) => {
-        valueCommand(parent, membersName, membersOf(cluster), connection, steps === undefined, former("members"), steps ?? []);
+        valueCommand(parent, membersName, membersOf(cluster), connection, steps === undefined, former("members"), steps ?? [], listed);
       },
     };
   }
   // At preview a record that exists reads back its recorded value (its stdin changes are ignored); one
   // that is still to be created (a new cluster) reads back what it is given here: the marker tells the two
   // apart, and an `up` never records it.
-  const members = record(membersName, { ...membersOf(cluster), [NOT_RECORDED]: true }, connection, true, parent, former("members"));
+  const members = record(membersName, { ...membersOf(cluster), [NOT_RECORDED]: true }, connection, true, parent, former("members"), listed);
   return {
     initNode,
     lastMembers: members.apply((v) => {

@@ -10,13 +10,15 @@ import { stepId } from "../steps/ids";
 import { prepare } from "../steps/prepare";
 import { init } from "../steps/init";
 import { kubeconfig } from "../steps/kubeconfig";
-import { joinToken } from "../steps/joinToken";
+import { joinToken, workerJoinToken } from "../steps/joinToken";
+import { joinMaterial } from "../steps/joinMaterial";
+import { waveMetadata } from "../steps/waveMetadata";
 import { join } from "../steps/join";
 import { clusterConfig, clusterConfigRead } from "../steps/clusterConfig";
 import { drain } from "../steps/drain";
 import { upgrade } from "../steps/upgrade";
 import { kubelet } from "../steps/kubelet";
-import { nodeMetadata } from "../steps/nodeMetadata";
+import { nodeMetadata, workerNodeMetadata } from "../steps/nodeMetadata";
 import { forget } from "../steps/forget";
 
 export type { LineNode, LineWait, Step, StepAction } from "../steps/kind";
@@ -60,9 +62,14 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    after the node before it is at the target, `join` (once), then its unit (`kubeadm upgrade node`): a
  *    control-plane node added in the same `up` as a version change joins a control plane already at
  *    the target;
- * 4. workers once the control plane is at the target: `join-token`, `join` (at most `maxConcurrentJoins`
- *    at once), then their units, at most `maxUnavailableWorkers` at once: `upgrade`, `drain` (a new
- *    kubelet version or a runtime switch), `kubelet`, `node-metadata`.
+ * 4. workers once the control plane is at the target, in join waves (the workers not gone, in plan order,
+ *    `maxConcurrentJoins` at a time, ids `workers_<n>`): each wave's `join-material` (ONE bootstrap token
+ *    for its members, on the first control-plane node) after the joins of the wave before and its members'
+ *    own `join-token` (which runs no command on a worker that joins in this run), each member's `join`
+ *    with that material, then their units, at most `maxUnavailableWorkers` at once: `upgrade`, `drain` (a
+ *    new kubelet version or a runtime switch), `kubelet`, `node-metadata` (no command on a
+ *    worker that joins in this run); then the wave's `node-metadata` (every member's Node edits in one
+ *    session, after the members' own). A change of a wave's members replaces its two steps.
  *
  * "At the target" and the worker window are decided at run time from each node's own `prepare` report
  * (`joined=yes|no`, the step's `line`, resolved by {@link lineAfter}), never from the stack: a node that
@@ -89,21 +96,22 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   const from = options.fromVersion;
   const change = from !== undefined && from !== to ? `${from} to ${to}` : `to ${to}`;
   const steps: Step[] = [];
-  const add = (node: ValidNode, runsOn: string, kind: StepKind, after: string[], line?: LineWait): string => {
+  const add = (node: ValidNode, runsOn: string, kind: StepKind, after: string[], line?: LineWait, wave?: Pick<Step, "members" | "material">, id = stepId(node.name, kind.action)): string => {
     const frozen = node.gone && kind !== forget;
     steps.push({
-      id: stepId(node.name, kind.action),
+      id,
       node: node.name,
+      ...wave,
       runsOn,
       action: kind.action,
       kind,
       // A gone machine's steps keep their place (and their resources) but wait for nothing and run nothing.
       after: frozen ? [] : after,
       ...(line !== undefined && !frozen ? { line } : {}),
-      summary: frozen ? "the machine is gone: kept in the state as it is, nothing runs, retained on delete" : kind.summary({ cluster, node, firstControlPlane: cp1, change }),
+      summary: frozen ? "the machine is gone: kept in the state as it is, nothing runs, retained on delete" : kind.summary({ cluster, node, firstControlPlane: cp1, change, members: wave?.members }),
       ...(frozen ? { frozen } : {}),
     });
-    return stepId(node.name, kind.action);
+    return id;
   };
   /**
    * A node's rollout unit after `after` (kubeadm's order: kubeadm, drain, kubelet), two sessions on the
@@ -113,7 +121,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     const upgraded = add(node, node.name, upgrade, after, line);
     const drained = add(node, cp1, drain, [upgraded]);
     const kubeletDone = add(node, node.name, kubelet, [drained]);
-    return add(node, cp1, nodeMetadata, [kubeletDone]);
+    return add(node, cp1, node.role === "worker" ? workerNodeMetadata : nodeMetadata, [kubeletDone]);
   };
   const lineNode = (node: ValidNode, joining: string): LineNode => ({ node: node.name, unitDone: stepId(node.name, "node-metadata"), joining });
 
@@ -134,20 +142,59 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   }
   const controlPlaneDone = ahead;
   const inLine: LineNode[] = [];
-  cluster.workers.forEach((node, i) => {
-    const material = add(node, cp1, joinToken, [configured], { ready: [controlPlaneDone] });
-    const waitJoin = cluster.workers[i - joinWindow];
-    const joined = add(node, node.name, join, [
-      stepId(node.name, "prepare"),
-      material,
-      ...(waitJoin !== undefined ? [stepId(waitJoin.name, "join")] : []),
-    ]);
+  // Join waves: the workers (not gone) in plan order, joinWindow at a time. Each wave's join material
+  // (one token) comes after the joins of the wave before; its node metadata after its members' own.
+  const waves: ValidNode[][] = [];
+  cluster.workers.filter((n) => !n.gone).forEach((n, i) => {
+    if (i % joinWindow === 0) waves.push([]);
+    (waves[waves.length - 1] as ValidNode[]).push(n);
+  });
+  const waveOf = new Map(waves.flatMap((members, k) => members.map((n) => [n.name, k] as const)));
+  const materialOf: string[] = [];
+  const tokens = new Set<string>();
+  const token = (node: ValidNode): string => {
+    const id = stepId(node.name, workerJoinToken.action);
+    if (!tokens.has(id)) add(node, cp1, workerJoinToken, [configured], { ready: [controlPlaneDone] });
+    tokens.add(id);
+    return id;
+  };
+  cluster.workers.forEach((node) => {
+    const k = waveOf.get(node.name);
+    const members = k !== undefined ? (waves[k] as ValidNode[]).map((n) => n.name) : [];
+    if (k !== undefined && members[0] === node.name) {
+      const before = k > 0 ? (waves[k - 1] as ValidNode[]).map((n) => stepId(n.name, "join")) : [];
+      // After the members' own join-tokens: one that runs (a node that had joined) claims first, and
+      // the wave's pk_claim_once then adds no second claim.
+      const own = (waves[k] as ValidNode[]).map(token);
+      materialOf[k] = add(first, cp1, joinMaterial, [configured, ...before, ...own], { ready: [controlPlaneDone] }, { members }, stepId(waveId(k), joinMaterial.action));
+    }
+    const material = token(node);
+    const waveMaterial = k !== undefined ? materialOf[k] : undefined;
+    const joined = add(
+      node,
+      node.name,
+      join,
+      [stepId(node.name, "prepare"), material, ...(waveMaterial !== undefined ? [waveMaterial] : [])],
+      undefined,
+      waveMaterial !== undefined ? { material: waveMaterial } : undefined,
+    );
     const waitFor = inLine[inLine.length - workerWindow];
     unit(node, [joined], { window: { node: node.name, size: workerWindow, ...(waitFor !== undefined ? { waitFor } : {}) } });
+    if (k !== undefined && members[members.length - 1] === node.name) {
+      add(first, cp1, waveMetadata, members.map((m) => stepId(m, "node-metadata")), undefined, { members }, stepId(waveId(k), waveMetadata.action));
+    }
     if (node.gone) add(node, cp1, forget, [configured], { ready: [controlPlaneDone] });
     else inLine.push(lineNode(node, joined));
   });
   return steps;
+}
+
+/**
+ * The id of the `k`-th join wave (from 0), `workers_<k+1>`: the prefix of its steps' ids. The `_` keeps it
+ * apart from every node name (RFC 1123: lower-case letters, digits, `-` and `.`).
+ */
+export function waveId(k: number): string {
+  return `workers_${k + 1}`;
 }
 
 /**

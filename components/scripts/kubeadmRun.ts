@@ -35,7 +35,7 @@ export interface KubeadmOnceInput {
   /** Its names under the Cluster's earlier names (aliases), whose claims an update takes over. */
   formerOwners?: string[];
   /**
-   * join: the resource that made the join material (`<cluster>-<node>-join-token`). The configuration
+   * join: the resource that made the join material (`<cluster>-<node>-join-token`, a worker's `<cluster>-workers_<n>-join-material`). The configuration
    * on stdin then starts with `# pulumi-kubeadm: join material valid until <epoch seconds>`, and a new
    * attempt with material past that time fails, naming that resource to replace, before kubeadm runs.
    */

@@ -1,11 +1,11 @@
 /**
  * Step kind `join`, on every node but the first control-plane node: `kubeadm join --config` once, with
- * the join material its `join-token` step made. Delete: `kubeadm reset` with the node's CRI endpoint.
+ * the join material its `join-token` step made (a worker: its join wave's `join-material`). Delete: `kubeadm reset` with the node's CRI endpoint.
  */
 import { renderJoinConfiguration } from "../kubeadm/kubeadmConfig";
 import { VALID_UNTIL_PREFIX, kubeadmOnceScripts, versionLine } from "../scripts/kubeadmRun";
 import type { StepScripts } from "../scripts/types";
-import type { StepKind } from "./kind";
+import type { Step, StepKind } from "./kind";
 import { materialValidUntil, parseJoinMaterial } from "./joinToken";
 import { stepId } from "./ids";
 
@@ -38,6 +38,11 @@ export function joinStdin(validUntil: number | undefined, version: string, confi
   return `${validUntil !== undefined ? `${VALID_UNTIL_PREFIX}${validUntil}\n` : ""}${versionLine(version)}${configuration}`;
 }
 
+/** The step whose stdout is a join's material: its join wave's `join-material` (workers), else the node's `join-token`. */
+function materialOf(step: Step, node: string): string {
+  return step.material ?? stepId(node, "join-token");
+}
+
 /** `join`: the node joins the cluster, once. */
 export const join: StepKind = {
   action: "join",
@@ -50,14 +55,14 @@ export const join: StepKind = {
       scope: step.id,
       owner,
       formerOwners,
-      materialFrom: resourceName(stepId(node.name, "join-token")),
+      materialFrom: resourceName(materialOf(step, node.name)),
     }),
   scriptsUseEndpoint: true,
   stdin: {
-    reads: ({ node }) => [stepId(node.name, "join-token")],
+    reads: ({ node, step }) => [materialOf(step, node.name)],
     secret: true,
-    render: ({ cluster, node }, v) => {
-      const stdout = v.stdout(stepId(node.name, "join-token"));
+    render: ({ cluster, node, step }, v) => {
+      const stdout = v.stdout(materialOf(step, node.name));
       return joinStdin(materialValidUntil(stdout), cluster.version.text, renderJoinConfiguration(cluster, node, v.endpoint, parseJoinMaterial(stdout)));
     },
   },

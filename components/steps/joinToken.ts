@@ -21,6 +21,7 @@ import { durationSeconds } from "../kubeadm/duration";
 import type { StepScripts } from "../scripts/types";
 import type { JoinMaterial } from "../kubeadm/kubeadmConfig";
 import type { StepKind } from "./kind";
+import { stillWantedLines } from "../scripts/members";
 
 /**
  * Make fresh join material for `node` on the first control-plane node: a bootstrap token
@@ -38,49 +39,66 @@ import type { StepKind } from "./kind";
  */
 export function joinTokenScripts(input: JoinTokenInput): StepScripts {
   const { node, controlPlane, tokenTtl } = input;
-  const ttl = durationSeconds(tokenTtl) ?? 0;
-  if (!(ttl > 0)) {
-    throw new Error(`joinTokenTtl: must be a kubeadm duration such as 2h0m0s, got ${JSON.stringify(tokenTtl)}`);
-  }
-  // kubeadm's uploaded certificates live 2 h (its certificate-key token); the material is valid while both live.
-  const lifetime = controlPlane ? Math.min(ttl, CERTIFICATE_KEY_SECONDS) : ttl;
   const scope = shellQuote(input.scope);
   const owner = shellQuote(input.owner);
-  const make = (claim: string, formers: string[] = []) =>
-    renderScript(node, [
-      `[ -f /etc/kubernetes/admin.conf ] || pk_fail "no /etc/kubernetes/admin.conf on the first control-plane node: kubeadm init has not run"`,
-      `until=$(( $(date +%s) + ${lifetime} ))`,
-      `err=$(mktemp)`,
-      `trap 'rm -f "$err"' EXIT`,
-      `line=$(kubeadm token create --ttl ${tokenTtl} --print-join-command 2>"$err" | tail -n 1) || { pk_mask <"$err" >&2; pk_fail "kubeadm token create failed"; }`,
-      `read -r -a words <<<"$line"`,
-      `endpoint=\${words[2]:-}; token=""; hash=""`,
-      `for ((i = 0; i < \${#words[@]}; i++)); do`,
-      `  case \${words[i]} in`,
-      `    --token) token=\${words[i+1]:-} ;;`,
-      `    --discovery-token-ca-cert-hash) hash=\${words[i+1]:-} ;;`,
-      `  esac`,
-      `done`,
-      `[ -n "$endpoint" ] && [ -n "$token" ] && [ -n "$hash" ] || pk_fail "could not read the join command kubeadm printed"`,
-      `key=""`,
-      ...(controlPlane
-        ? [
-            `key=$(kubeadm init phase upload-certs --upload-certs 2>"$err" | tail -n 1) || { pk_mask <"$err" >&2; pk_fail "kubeadm init phase upload-certs failed"; }`,
-            `[[ $key =~ ^[0-9a-f]{64}$ ]] || pk_fail "could not read the certificate key kubeadm printed"`,
-          ]
-        : []),
-      `printf 'apiServerEndpoint=%s\\ntoken=%s\\ncaCertHash=%s\\ncertificateKey=%s\\nvalidUntil=%s\\n' "$endpoint" "$token" "$hash" "$key" "$until"`,
-      [claim, scope, owner, ...formers.map(shellQuote)].join(" "),
-    ]);
+  const lines = joinMaterialLines(tokenTtl, controlPlane);
+  const make = (claim: string, formers: string[] = []) => renderScript(node, [...lines, [claim, scope, owner, ...formers.map(shellQuote)].join(" ")]);
   return {
     create: make("pk_claim"),
     update: make("pk_claim_once", input.formerOwners),
     delete: renderScript(node, [
       `[ -f /etc/kubernetes/admin.conf ] || exit 0`,
       `pk_release ${scope} ${owner} || exit 0`,
+      ...stillWantedLines(node, input.scope, input.owner),
       `if ${KUBECTL} get node ${shellQuote(node)} >/dev/null 2>&1; then ${KUBECTL} delete node ${shellQuote(node)} >&2; fi`,
     ]),
   };
+}
+
+/**
+ * The bash lines (for the first control-plane node) that make fresh join material and print it:
+ * `kubeadm token create --ttl <ttl> --print-join-command` (endpoint, token, CA hash) and, for a
+ * control-plane node, a new certificate key (`kubeadm init phase upload-certs --upload-certs`, valid
+ * 2 h); then the lines `apiServerEndpoint=`, `token=`, `caCertHash=`, `certificateKey=` (empty for
+ * workers) and `validUntil=` (epoch seconds: the token's lifetime, for a control-plane node at most
+ * the certificates' 2 h, counted from before they were made). kubeadm's own messages go to a 0600
+ * file and, on failure, to stderr with secrets masked. Shared by `join-token` (one node) and
+ * `join-material` (a join wave of workers).
+ *
+ * @param tokenTtl kubeadm duration text, e.g. `2h0m0s`.
+ * @throws Error when tokenTtl is not a positive kubeadm duration (`XhYmZs`).
+ */
+export function joinMaterialLines(tokenTtl: string, controlPlane: boolean): string[] {
+  const ttl = durationSeconds(tokenTtl) ?? 0;
+  if (!(ttl > 0)) {
+    throw new Error(`joinTokenTtl: must be a kubeadm duration such as 2h0m0s, got ${JSON.stringify(tokenTtl)}`);
+  }
+  // kubeadm's uploaded certificates live 2 h (its certificate-key token); the material is valid while both live.
+  const lifetime = controlPlane ? Math.min(ttl, CERTIFICATE_KEY_SECONDS) : ttl;
+  return [
+    `[ -f /etc/kubernetes/admin.conf ] || pk_fail "no /etc/kubernetes/admin.conf on the first control-plane node: kubeadm init has not run"`,
+    `until=$(( $(date +%s) + ${lifetime} ))`,
+    `err=$(mktemp)`,
+    `trap 'rm -f "$err"' EXIT`,
+    `line=$(kubeadm token create --ttl ${tokenTtl} --print-join-command 2>"$err" | tail -n 1) || { pk_mask <"$err" >&2; pk_fail "kubeadm token create failed"; }`,
+    `read -r -a words <<<"$line"`,
+    `endpoint=\${words[2]:-}; token=""; hash=""`,
+    `for ((i = 0; i < \${#words[@]}; i++)); do`,
+    `  case \${words[i]} in`,
+    `    --token) token=\${words[i+1]:-} ;;`,
+    `    --discovery-token-ca-cert-hash) hash=\${words[i+1]:-} ;;`,
+    `  esac`,
+    `done`,
+    `[ -n "$endpoint" ] && [ -n "$token" ] && [ -n "$hash" ] || pk_fail "could not read the join command kubeadm printed"`,
+    `key=""`,
+    ...(controlPlane
+      ? [
+          `key=$(kubeadm init phase upload-certs --upload-certs 2>"$err" | tail -n 1) || { pk_mask <"$err" >&2; pk_fail "kubeadm init phase upload-certs failed"; }`,
+          `[[ $key =~ ^[0-9a-f]{64}$ ]] || pk_fail "could not read the certificate key kubeadm printed"`,
+        ]
+      : []),
+    `printf 'apiServerEndpoint=%s\\ntoken=%s\\ncaCertHash=%s\\ncertificateKey=%s\\nvalidUntil=%s\\n' "$endpoint" "$token" "$hash" "$key" "$until"`,
+  ];
 }
 
 /** What the join-token step needs. */
@@ -124,7 +142,7 @@ export function parseJoinMaterial(stdout: string): JoinMaterial {
   }
   const get = (k: string) => {
     const v = fields.get(k);
-    if (!v) throw new Error(`join material: ${k} missing from the join-token step's output`);
+    if (!v) throw new Error(`join material: ${k} missing from the output of the step that made it`);
     return v;
   };
   const key = fields.get("certificateKey");
@@ -151,4 +169,16 @@ export const joinToken: StepKind = {
       formerOwners,
     }),
   secretOutput: true,
+};
+
+/**
+ * `join-token` of a worker: as `joinToken`, but its create runs no command on a worker that joins in this
+ * run (`idleOnJoin`): its join wave's `join-material` made the material and wrote this step's claim. On a
+ * worker that had joined before (the step made anew, e.g. by `--replace`) the create runs and claims.
+ */
+export const workerJoinToken: StepKind = {
+  ...joinToken,
+  summary: () =>
+    "holds the claim that deletes the Node object when the node leaves; on a node that joins in this run nothing runs (its join wave's join-material makes its material), else fresh join material (secret)",
+  idleOnJoin: true,
 };

@@ -18,8 +18,21 @@ export type StepAction = string;
 export interface Step {
   /** `<node>-<action>`; the resource is named `<cluster>-<id>`. Unique in a plan. */
   id: string;
-  /** The node the step is about. */
+  /**
+   * The node the step is about. A join wave's step (`members` set) is about the cluster: its node is
+   * the first control-plane node, which runs it.
+   */
   node: string;
+  /**
+   * A join wave's step: the workers of the wave, in plan order (its `triggers`: a change of them
+   * replaces the step). Unset for a node's step.
+   */
+  members?: string[];
+  /**
+   * A worker's `join`: the id of its join wave's `join-material` step, whose stdout is its join
+   * material. Unset: the node's own `join-token` step makes it (control-plane nodes).
+   */
+  material?: string;
   /** The node whose SSH connection runs it (the first control-plane node for cluster-side steps). */
   runsOn: string;
   action: StepAction;
@@ -105,8 +118,10 @@ export interface StepContext {
   owner: string;
   /** The step's resource names under the Cluster's earlier names (its aliases): their claims become `owner`'s. */
   formerOwners: string[];
-  /** The resource name of another step of this cluster (`<cluster>-<id>`), for messages. */
+  /** The resource name of another step of this cluster (`<cluster>-<id>`), for messages and claims. */
   resourceName(id: string): string;
+  /** The names of another step of this cluster under the Cluster's earlier names (as `formerOwners` for this step). */
+  formerResourceNames(id: string): string[];
 }
 
 /** Values known only at run time, for a kind's scripts and stdin. */
@@ -115,6 +130,11 @@ export interface RunValues {
   endpoint: string;
   /** The stdout of an earlier step the kind named in `stdin.reads`. */
   stdout(id: string): string;
+  /**
+   * The normalised CRI endpoint of a node the kind named in `stdin.endpointsOf` (a join wave's members).
+   * @throws Error for a node it did not name.
+   */
+  endpointOf(node: string): string;
 }
 
 /** Words for a kind's plan line. */
@@ -125,6 +145,8 @@ export interface PlanWords {
   firstControlPlane: string;
   /** `v1.33.2 to v1.34.2` when the version of the last `up` is known and differs, else `to v1.34.2`. */
   change: string;
+  /** A join wave's step: the workers of the wave. */
+  members?: string[];
 }
 
 /** A value a step's scripts depend on, that the step shows at the head of its stdin (so in `pulumi preview --diff`). */
@@ -148,6 +170,8 @@ export interface StepKind {
   stdin?: {
     /** Ids of earlier steps whose stdout the data is made from. */
     reads?(ctx: StepContext): string[];
+    /** Nodes whose resolved CRI endpoint the data holds (`RunValues.endpointOf`); default none. */
+    endpointsOf?(ctx: StepContext): string[];
     /** The data carries a secret (join material): the stdin is marked secret. */
     secret?: boolean;
     render(ctx: StepContext, v: RunValues): string;
@@ -163,6 +187,12 @@ export interface StepKind {
   stdinHiddenFromDiff?: boolean;
   /** kubeadm init/join run once: a later change of their stdin (configuration) is not an update. */
   runsOnce?: boolean;
+  /**
+   * Values whose change REPLACES the step (pulumi-command's `triggers`): its create runs again. Only for
+   * a kind without a delete (`stepCommand` refuses otherwise): the join waves' steps, whose triggers are
+   * their members.
+   */
+  triggers?(ctx: StepContext): string[];
   /**
    * The values whose change changes this kind's scripts or stdin, in words at the head of the step's
    * stdin (components/steps/values.ts), where `pulumi preview --diff` shows them. Only values that change

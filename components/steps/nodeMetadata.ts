@@ -10,6 +10,7 @@ import { KUBECTL, drainCommand } from "../scripts/kubectl";
 import type { StepScripts } from "../scripts/types";
 import type { StepKind } from "./kind";
 import { CORDONED_ANNOTATION } from "./drain";
+import { stillWantedLines } from "../scripts/members";
 
 /** kubeadm's legacy per-node CRI socket annotation (KEP-4656 removes it). */
 export const CRI_SOCKET_ANNOTATION = "kubeadm.alpha.kubernetes.io/cri-socket";
@@ -57,6 +58,44 @@ export interface NodeMetadataInput {
  */
 export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const node = shellQuote(input.node);
+  const claim = (fn: string) => `${fn} ${shellQuote(input.scope)} ${shellQuote(input.owner)}`;
+  const body = nodeMetadataLines(input);
+  const del = renderScript(input.node, [
+    `[ -f /etc/kubernetes/admin.conf ] || exit 0`,
+    claim("pk_release") + " || exit 0",
+    ...stillWantedLines(input.node, input.scope, input.owner),
+    `if ${KUBECTL} get node ${node} >/dev/null 2>&1; then`,
+    `  ${drainCommand(input.node, input.drainTimeoutSeconds, input.drainGracePeriodSeconds)} >&2 || pk_fail "drain failed; the node stays cordoned"`,
+    `fi`,
+  ]);
+  return {
+    create: renderScript(input.node, [...body, claim("pk_claim")]),
+    update: renderScript(input.node, [...body, [claim("pk_claim_once"), ...(input.formerOwners ?? []).map(shellQuote)].join(" ")]),
+    ...(input.drainOnDelete ? { delete: del } : {}),
+  };
+}
+
+/** What one node's metadata edits need (`nodeMetadataLines`). */
+export interface NodeMetadataEdits {
+  node: string;
+  labels: Record<string, string>;
+  /** true: remove the annotation; false: set it to the endpoint read from stdin (one line). */
+  nodeLocalCriSocket: boolean;
+  /** The target version, as a comment line of the text (so the step runs again after every rollout); undefined: none. */
+  version?: string;
+}
+
+/**
+ * The bash lines (on the first control-plane node) of one Node's edits, with one read and at most three
+ * writes: uncordon (only what this component's drain cordoned), one `kubectl label` (dropped managed
+ * labels removed, wanted ones set), one `kubectl annotate` (the managed-labels record, the cordon mark
+ * removed, the cri-socket annotation removed or set to the endpoint read as ONE line from stdin when
+ * `nodeLocalCriSocket` is false). Nothing is written when nothing differs. Fails (pk_fail) when the Node
+ * is not registered or the endpoint line is not a unix:// endpoint. Lines for several nodes may follow
+ * each other in one script (each reads its own endpoint line, in order): the join waves' `node-metadata`.
+ */
+export function nodeMetadataLines(input: NodeMetadataEdits): string[] {
+  const node = shellQuote(input.node);
   const labels = Object.entries(input.labels).map(([k, v]) => shellQuote(`${k}=${v}`));
   const managed = Object.keys(input.labels).sort().join(",");
   const annotationPath = (key: string) => `{.metadata.annotations.${key.replace(/\./g, "\\.")}}`;
@@ -64,9 +103,8 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const read = shellQuote(
     `{.spec.unschedulable}|${annotationPath(MANAGED_LABELS_ANNOTATION)}|${annotationPath(CRI_SOCKET_ANNOTATION)}|${annotationPath(CORDONED_ANNOTATION)}`,
   );
-  const claim = (fn: string) => `${fn} ${shellQuote(input.scope)} ${shellQuote(input.owner)}`;
-  const body = [
-    `: rollout ${shellQuote(input.version)}`,
+  return [
+    ...(input.version !== undefined ? [`: rollout ${shellQuote(input.version)}`] : []),
     ...(input.nodeLocalCriSocket
       ? []
       : [
@@ -92,18 +130,6 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
       : `if [ "$cri" != "$endpoint" ]; then annotate+=(${shellQuote(`${CRI_SOCKET_ANNOTATION}=`)}"$endpoint"); fi`,
     `if [ \${#annotate[@]} -gt 0 ]; then ${KUBECTL} annotate --overwrite node ${node} "\${annotate[@]}" >&2; fi`,
   ];
-  const del = renderScript(input.node, [
-    `[ -f /etc/kubernetes/admin.conf ] || exit 0`,
-    claim("pk_release") + " || exit 0",
-    `if ${KUBECTL} get node ${node} >/dev/null 2>&1; then`,
-    `  ${drainCommand(input.node, input.drainTimeoutSeconds, input.drainGracePeriodSeconds)} >&2 || pk_fail "drain failed; the node stays cordoned"`,
-    `fi`,
-  ]);
-  return {
-    create: renderScript(input.node, [...body, claim("pk_claim")]),
-    update: renderScript(input.node, [...body, [claim("pk_claim_once"), ...(input.formerOwners ?? []).map(shellQuote)].join(" ")]),
-    ...(input.drainOnDelete ? { delete: del } : {}),
-  };
 }
 
 /** `node-metadata`: uncordon (what this component cordoned), labels, the cri-socket annotation. */
@@ -128,4 +154,15 @@ export const nodeMetadata: StepKind = {
       drainGracePeriodSeconds: settings.drainGracePeriodSeconds,
     }),
   stdin: { render: (_ctx, v) => `${v.endpoint}\n` },
+};
+
+/**
+ * `node-metadata` of a worker: as `nodeMetadata`, but its create runs no command on a worker that joins
+ * in this run (`idleOnJoin`): its join wave's `node-metadata` step does the edits and writes this step's
+ * claim, after it. Its update (a label, gate or version change) runs the script as for any node.
+ */
+export const workerNodeMetadata: StepKind = {
+  ...nodeMetadata,
+  summary: (w) => `${nodeMetadata.summary(w)}; on a node that joins in this run nothing runs here (its join wave's node-metadata does it)`,
+  idleOnJoin: true,
 };

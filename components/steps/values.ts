@@ -7,7 +7,7 @@ import type { ShownValue, StepContext } from "./kind";
 
 /** The title and values of a step. */
 export interface StepValues {
-  /** `pulumi-kubeadm step upgrade on node w-1`. */
+  /** `pulumi-kubeadm step upgrade on node w-1`; a join wave's step: `pulumi-kubeadm step join-material of join wave workers_1 on node cp-1`. */
   title: string;
   /** `[name, value]`, in the kind's `shows` order. */
   values: Array<[string, string]>;
@@ -26,7 +26,7 @@ export function stepValues(ctx: StepContext, endpoint: string): StepValues {
     NodeLocalCRISocket: () => `${cluster.nodeLocalCriSocket}`,
   };
   return {
-    title: `pulumi-kubeadm step ${step.action} on node ${node.name}`,
+    title: step.members !== undefined ? `pulumi-kubeadm step ${step.action} of join wave ${step.id.slice(0, -step.action.length - 1)} on node ${node.name}` : `pulumi-kubeadm step ${step.action} on node ${node.name}`,
     values: (step.kind.shows ?? []).map((k) => [k, value[k]()]),
   };
 }

@@ -60,6 +60,7 @@ test("the floor: join material from kubeadm init's output, batches, side-by-side
 
 test("step kinds, engine start and tail, kubeadm runs, sessions per node, names and addresses", () => {
   expect(kindOf("bench-worker-12-join-token")).toBe("join-token");
+  expect(kindOf("bench-workers_2-node-metadata")).toBe("wave node-metadata");
   expect(kindOf("bench-cp-1-init")).toBe("init");
   const step = (name: string, startedAt: number, endedAt: number): StepRecord => ({
     name,

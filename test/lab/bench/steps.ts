@@ -9,10 +9,12 @@ import { round } from "./stats";
 
 const COMMAND = "command:remote:Command";
 
-/** `bench-worker-12-join-token` -> `join-token`. */
+/** `bench-worker-12-join-token` -> `join-token`; a join wave's `bench-workers_2-node-metadata` -> `wave node-metadata`. */
 export function kindOf(name: string): string {
   const m = /^[^-]+-(?:cp|worker)-\d+-(.+)$/.exec(name);
-  return m ? (m[1] as string) : name;
+  if (m) return m[1] as string;
+  const w = /^[^-]+-workers_\d+-(.+)$/.exec(name);
+  return w ? `wave ${w[1] as string}` : name;
 }
 
 /** One step kind over the runs given. */

@@ -35,6 +35,14 @@ test("pulumi up provisions; preview --expect-no-changes passes; a second up open
   expect({ ok: first.ok, errors: first.errors, failed: first.resources.filter((r) => !r.ok) }).toEqual({ ok: true, errors: [], failed: [] });
   expect(first.engine.changes["create"]).toBeGreaterThan(30);
   expect(first.resources.every((r) => r.op === "create")).toBe(true);
+  // SSH sessions (issue 10): 2 on every other node (prepare, join; its unit runs nothing when it joins).
+  // On cp-1: its own 4 (prepare, init, node-metadata, kubeconfig; the kubeadm-config read and edit run
+  // nothing after init), 2 per control-plane join (join-token, node-metadata), 2 per worker join wave
+  // (join-material, the wave's node-metadata; the workers' own join-token and node-metadata run nothing)
+  // and 1 for the members record's node list: 4 + 2*2 + 2*1 + 1. Before join waves, 2 per worker instead
+  // of per wave.
+  const at = (i: number) => `127.0.0.${110 + i}:22`;
+  expect(first.sshSessions).toEqual({ [at(0)]: 4 + 2 * 2 + 2 * 1 + 1, [at(1)]: 2, [at(2)]: 2, [at(3)]: 2, [at(4)]: 2 });
   expect(kubeadmEvents().filter((e) => / kubeadm (init|join)$/.test(e)).sort()).toEqual([
     "cp-1 kubeadm init",
     "cp-2 kubeadm join",

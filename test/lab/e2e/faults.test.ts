@@ -92,7 +92,7 @@ test("a hostile label value is refused before any command runs; a hostile kubele
   expect(existsSync(marker)).toBe(false);
 });
 
-test("a join retried after its join material expired: it fails naming the expiry, and --replace of its join-token makes fresh material", async () => {
+test("a join retried after its join material expired: it fails naming the expiry, and --replace of its join wave's join-material makes fresh material", async () => {
   const nodes: TestNode[] = [
     { name: "cp-1", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
     { name: "worker-1", role: "worker", criSocket: CONTAINERD, runtimes: ["containerd"] },
@@ -113,18 +113,19 @@ test("a join retried after its join material expired: it fails naming the expiry
   const preview = await run(stack, "preview");
   const pending = preview.engine.steps.filter((s) => s.op !== "same").map((s) => `${s.name}:${s.op}`);
   expect(pending).toContain("e2e-worker-1-join:create");
-  expect(pending.filter((p) => !/^e2e-(worker-1-(join|upgrade|drain|kubelet|node-metadata)|members):create$/.test(p))).toEqual([]);
+  expect(pending.filter((p) => !/^e2e-(worker-1-(join|upgrade|drain|kubelet|node-metadata)|workers_1-node-metadata|members):create$/.test(p))).toEqual([]);
   const second = await run(stack);
   expect(second.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-1-join"]);
   // The lab's nodes keep the real time for `date`, so here kubeadm's discovery refuses the expired token
   // (on a real node the step's own check names the join-token to replace first: unit test runOnce.test.ts).
   expect(second.resources.find((r) => r.name === "e2e-worker-1-join")?.error).toContain('could not find a JWS signature in the cluster-info ConfigMap for token ID');
-  const urn = first.engine.steps.find((s) => s.name === "e2e-worker-1-join-token")?.urn as string;
+  // A worker's material is its join wave's (one token for the wave): that is the resource to replace.
+  const urn = first.engine.steps.find((s) => s.name === "e2e-workers_1-join-material")?.urn as string;
   const third = await run(stack, "apply", [], { replace: [urn] });
   expect({ ok: third.ok, errors: third.errors }).toEqual({ ok: true, errors: [] });
-  // The engine's replacement: the new material first, then the old resource's delete, which deletes
-  // no Node (the new one claims it).
-  expect(third.resources.filter((r) => r.name === "e2e-worker-1-join-token").map((r) => r.op)).toEqual(["create-replacement", "replace", "delete-replaced"]);
+  // The engine's replacement: the new material first, then the old resource's delete, which runs
+  // nothing (a wave's steps have no delete).
+  expect(third.resources.filter((r) => r.name === "e2e-workers_1-join-material").map((r) => r.op)).toEqual(["create-replacement", "replace", "delete-replaced"]);
   // (No reset before it: the node held a kubelet.conf before the first attempt, so it is never reset.)
   expect(kubeadmEvents().filter((e) => e.startsWith("worker-1 "))).toEqual(["worker-1 kubeadm join"]);
   expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "worker-1"]);

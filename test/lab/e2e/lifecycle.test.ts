@@ -47,7 +47,20 @@ test("renaming the cluster (clusterName) creates the new resources and deletes t
   const first = await run(stack("e2e"), "preview");
   expect(first.ok).toBe(true);
   expect(first.resources.filter((r) => r.op === "create").length).toBeGreaterThan(25);
-  ok(await run(stack("e2e")));
+  const made = await run(stack("e2e"));
+  ok(made);
+  expect(resets()).toEqual([]);
+  // A worker's own join-token and node-metadata ran no command while it joined (its join wave claimed
+  // for them). `--replace` of them: the replacement's create runs nothing either (the node's prepare
+  // report in the state still says it was joining), and the old deletes find the node still in the
+  // last up's nodes: no drain, no Node deleted, and the claims kept.
+  for (const name of ["e2e-worker-1-join-token", "e2e-worker-1-node-metadata"]) {
+    const replaced = await run(stack("e2e"), "apply", [], { replace: [urnOf(made, name)] });
+    ok(replaced);
+    expect(replaced.resources.filter((r) => r.name === name).map((r) => r.op)).toEqual(["create-replacement", "replace", "delete-replaced"]);
+    expect(Object.keys(storeNodes()).sort()).toEqual(NODES.map((n) => n.name).sort());
+    expect(Object.values(storeNodes()).map((n) => n.spec.unschedulable ?? false)).toEqual([false, false, false, false]);
+  }
   expect(resets()).toEqual([]);
 
   created = await run(stack("prod"));
@@ -142,7 +155,14 @@ test("a worker whose machine is gone: gone: true deletes its Node without SSH to
   expect(preview.engine.diagnostics.join("\n")).toContain('node "worker-1" is marked gone: this up deletes its Node object');
   const forgot = await run(stack("prod", marked));
   ok(forgot);
-  expect(ranNames(forgot)).toEqual(["prod-worker-1-forget"]);
+  // Besides the forget, only the deletes of the join wave's steps (worker-1, now gone, was its last
+  // member), which have no delete command: nothing else runs.
+  expect(ranNames(forgot).sort()).toEqual(["prod-worker-1-forget", "prod-workers_1-join-material", "prod-workers_1-node-metadata"]);
+  expect(forgot.engine.steps.filter((s) => s.name.startsWith("prod-workers_1-")).map((s) => `${s.name}:${s.op}:${s.oldDelete === true}`).sort()).toEqual([
+    "prod-workers_1-join-material:delete:false",
+    "prod-workers_1-node-metadata:delete:false",
+  ]);
+  expect(Object.keys(forgot.sshSessions)).toEqual(["127.0.0.110:22"]);
   expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "cp-2"]);
   const dropped = await run(stack("prod", nodes.filter((n) => n.name !== "worker-1")));
   ok(dropped);

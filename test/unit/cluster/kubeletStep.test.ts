@@ -20,13 +20,13 @@ function plan(nodeLocal: boolean, criSocket: string, version = "v1.34.2") {
     const step = steps.find((s) => s.id === id) as Step;
     const node = cluster.nodes.find((n) => n.name === step.node);
     if (node === undefined) throw new Error(id);
-    return { cluster, node, step, settings: STEP_SETTINGS, owner: `c-${id}`, formerOwners: [], resourceName: (x) => `c-${x}` };
+    return { cluster, node, step, settings: STEP_SETTINGS, owner: `c-${id}`, formerOwners: [], resourceName: (x) => `c-${x}`, formerResourceNames: () => [] };
   };
   /** The upgrade step's scripts, and the kubelet step's scripts and stdin made from the upgrade's stdout. */
   const inputs = (upgradeStdout: string) => {
     const up = ctx("w-1-upgrade");
     const kl = ctx("w-1-kubelet");
-    const stdin = kl.step.kind.stdin?.render(kl, { endpoint: criSocket, stdout: (id) => (id === "w-1-upgrade" ? upgradeStdout : "") });
+    const stdin = kl.step.kind.stdin?.render(kl, { endpoint: criSocket, endpointOf: () => criSocket, stdout: (id) => (id === "w-1-upgrade" ? upgradeStdout : "") });
     return { upgrade: up.step.kind.scripts(up, criSocket).create, kubelet: kl.step.kind.scripts(kl, criSocket).create, kubeletStdin: stdin };
   };
   return { steps, ctx, inputs };

@@ -2,7 +2,7 @@
  * The component under Pulumi's mocks: resource names, and the order the dependency graph enforces
  * (init before every join, control-plane joins one after another, workers side by side).
  */
-import { installMocks, plain, registrations, settled, valueOf, type Registration } from "../helpers/mocks";
+import { installMocks, plain, registrations, scriptOf, settled, valueOf, type Registration } from "../helpers/mocks";
 import { clusterArgs, node } from "../helpers/fixtures";
 
 let Cluster: typeof import("../../../components").Cluster;
@@ -32,11 +32,15 @@ test("one command per node and step, named <cluster>-<node>-<step>, and the comp
     ...["cp1", "cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-prepare`, `c-${n}-upgrade`, `c-${n}-drain`, `c-${n}-kubelet`, `c-${n}-node-metadata`]),
     "c-cp1-init", "c-cp1-kubeconfig", "c-cp1-cluster-config-read", "c-cp1-cluster-config",
     ...["cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-join-token`, `c-${n}-join`]),
+    // The workers' join wave (maxConcurrentJoins 10: one wave).
+    "c-workers_1-join-material", "c-workers_1-node-metadata",
     "c-init-node", "c-members",
   ].sort();
   expect(commands).toEqual(expected);
-  // The records run nothing.
-  for (const r of ["c-init-node", "c-members"]) expect(Object.keys(reg(r).inputs).filter((k) => ["create", "update", "delete"].includes(k))).toEqual([]);
+  // The init-node record runs nothing; the members record writes the node list on cp1 (and its delete removes it).
+  expect(Object.keys(reg("c-init-node").inputs).filter((k) => ["create", "update", "delete"].includes(k))).toEqual([]);
+  expect(Object.keys(reg("c-members").inputs).filter((k) => ["create", "update", "delete"].includes(k))).toEqual(["create", "delete"]);
+  expect(scriptOf(String(reg("c-members").inputs.create))).toContain("printf '%s' '# written by c-members\ncp1\ncp2\ncp3\nw1\nw2\n' >\"$tmp\"");
 });
 
 test("first control-plane node first: init, kubeadm-config, its upgrade apply; each other control-plane node joins and upgrades after the one before; workers after them", async () => {
@@ -131,14 +135,19 @@ test("describePlan lists every step of the desired state in order, known without
   // Under the mocks the component's record reads back what this run recorded: nothing left to change.
   expect(await valueOf(c.plan)).toEqual([expect.stringMatching(/^nothing to change: cluster "c" is as the last up recorded it \(v1\.33\.2, 5 nodes\)/)]);
   const plan = describePlan("c", buildPlan(validateCluster(args as never)));
-  expect(plan).toHaveLength(5 * 5 + 4 + 4 * 2);
+  expect(plan).toHaveLength(5 * 5 + 4 + 4 * 2 + 2);
   expect(plan[0]).toMatch(/^1\. c-cp1-prepare \(no dependency\): check kubeadm/);
   const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));
   expect(index("cp2-join")).toBeLessThan(index("cp3-join-token"));
   expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp2-node-metadata if cp2 had joined before this run, else after cp2-join)");
   expect(plan[index("w1-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join)");
-  expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token)");
+  expect(plan[index("workers_1-join-material")]).toContain(
+    "c-workers_1-join-material (on cp1, after cp1-cluster-config, w1-join-token, w2-join-token; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join): make fresh join material for the join wave of w1 and w2: ONE bootstrap token",
+  );
+  expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token, workers_1-join-material)");
+  expect(plan[index("workers_1-node-metadata")]).toContain("c-workers_1-node-metadata (on cp1, after w1-node-metadata, w2-node-metadata): for w1 and w2, in one session:");
+  expect(index("workers_1-node-metadata")).toBe(plan.length - 1);
   expect(plan[index("w2-upgrade")]).toContain("(after w2-join; if w2 had joined before this run: after w1-node-metadata (at most 1 worker unit(s) at once, in line order))");
   expect(plan[index("cp1-upgrade")]).toContain("(after cp1-cluster-config): to v1.33.2: if the node is not at v1.33.2: the kubeadm package, kubeadm upgrade apply v1.33.2");
   expect(plan[index("cp1-init")]).toContain("(after cp1-prepare, cp2-prepare, cp3-prepare, w1-prepare, w2-prepare)");

@@ -52,17 +52,19 @@ test("a new cluster: no unit waits for another; each control-plane join waits on
   }
 });
 
-test("a node that joins in this run: its unit's node-side steps and drain have no create (no SSH session), their update is the script; node-metadata runs", async () => {
+test("a node that joins in this run: its unit's node-side steps and drain have no create (no SSH session), their update is the script; node-metadata runs, a worker's in its join wave's", async () => {
   await up(() => false);
   for (const n of ["cp1", "cp2", "w1"]) {
-    // On the first control-plane node also the kubeadm-config read and edit: init wrote its featureGates.
-    for (const s of ["upgrade", "drain", "kubelet", ...(n === "cp1" ? ["cluster-config-read", "cluster-config"] : [])]) {
+    // On the first control-plane node also the kubeadm-config read and edit (init wrote its featureGates);
+    // a worker's own join-token and node-metadata are idle too: its join wave's steps do their work.
+    for (const s of ["upgrade", "drain", "kubelet", ...(n === "cp1" ? ["cluster-config-read", "cluster-config"] : []), ...(n === "w1" ? ["join-token", "node-metadata"] : [])]) {
       const inputs = reg(`c-${n}-${s}`).inputs;
       expect({ step: `${n}-${s}`, create: inputs.create, update: typeof inputs.update }).toEqual({ step: `${n}-${s}`, create: undefined, update: "string" });
     }
-    expect(typeof reg(`c-${n}-node-metadata`).inputs.create).toBe("string");
+    if (n !== "w1") expect(typeof reg(`c-${n}-node-metadata`).inputs.create).toBe("string");
     expect(typeof reg(`c-${n}-prepare`).inputs.create).toBe("string");
   }
+  for (const s of ["join-material", "node-metadata"]) expect(typeof reg(`c-workers_1-${s}`).inputs.create).toBe("string");
   // Nothing read from an idle step turns into work: the drain keeps, no file change is sent.
   // (the data after the step's values, which head its stdin up to the `---` line)
   const data = (stdin: unknown) => String(stdin).slice(String(stdin).indexOf("\n---\n") + 5);

@@ -26,7 +26,7 @@ const commands = () => registrations.filter((r) => r.type === "command:remote:Co
 const MARKERS = [SECRETS.token, SECRETS.certificateKey, "S3CR3T-KUBECONFIG-KEY", "S3CR3T-SSH-KEY"];
 
 test("no secret value in any command's text (create, update, delete)", () => {
-  expect(commands().length).toBe(39);
+  expect(commands().length).toBe(41);
   for (const r of commands()) {
     for (const field of ["create", "update", "delete"]) {
       const text = String(plain(r.inputs[field] ?? ""));
@@ -63,18 +63,22 @@ test("steps whose output carries a secret are secret outputs and not logged; sna
   for (const m of made) {
     const record = /^c-(init-node|members)$/.test(m.name);
     if (record) {
-      // The component's records run nothing and log nothing; their value is their stdin, and no triggers.
-      expect({ name: m.name, commands: ["create", "update", "delete"].filter((k) => m.args[k] !== undefined), logging: m.args.logging, triggers: m.args.triggers }).toEqual({ name: m.name, commands: [], logging: "none", triggers: undefined });
+      // The component's records log nothing; their value is their stdin, and no triggers. Only the members
+      // record runs a command (the node list on cp1).
+      const commands = m.name === "c-members" ? ["create", "delete"] : [];
+      expect({ name: m.name, commands: ["create", "update", "delete"].filter((k) => m.args[k] !== undefined), logging: m.args.logging, triggers: m.args.triggers }).toEqual({ name: m.name, commands, logging: "none", triggers: undefined });
       expect(typeof m.args.stdin).toBe("string");
       continue;
     }
-    const secretStep = /-(join-token|kubeconfig)$/.test(m.name);
+    const secretStep = /-(join-token|join-material|kubeconfig)$/.test(m.name);
     const dataStep = /-(upgrade|cluster-config-read)$/.test(m.name);
     expect({ name: m.name, logging: m.args.logging }).toEqual({ name: m.name, logging: secretStep ? "none" : dataStep ? "stderr" : "stdoutAndStderr" });
     expect({ name: m.name, aso: m.opts.additionalSecretOutputs ?? [] }).toEqual({ name: m.name, aso: secretStep ? ["stdout", "stderr"] : [] });
     expect(m.args.addPreviousOutputInEnv).toBe(false);
     expect(m.args.environment).toBeUndefined();
-    // No step has triggers: nothing is replaced by a change, and no input holds the clock.
-    expect({ name: m.name, triggers: m.args.triggers }).toEqual({ name: m.name, triggers: undefined });
+    // No node's step has triggers: nothing is replaced by a change, and no input holds the clock. A join
+    // wave's steps (no delete) are replaced when their members change: their triggers are the members.
+    const wave = /^c-workers_1-/.test(m.name);
+    expect({ name: m.name, triggers: m.args.triggers, delete: wave ? m.args.delete : undefined }).toEqual({ name: m.name, triggers: wave ? ["w1", "w2"] : undefined, delete: undefined });
   }
 });

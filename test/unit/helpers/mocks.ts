@@ -81,7 +81,7 @@ export function isSecretInput(value: unknown): boolean {
 }
 
 function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, endpoints: Map<string, string>): string {
-  const m = /^(.*)-(prepare|init|kubeconfig|join-token|join|cluster-config-read|cluster-config|drain|upgrade|kubelet|node-metadata)$/.exec(name.replace(/^c-/, ""));
+  const m = /^(.*)-(prepare|init|kubeconfig|join-token|join-material|join|cluster-config-read|cluster-config|drain|upgrade|kubelet|node-metadata)$/.exec(name.replace(/^c-/, ""));
   if (!m) return "";
   const [, node, action] = m as unknown as [string, string, string];
   // A Command without a create (the component's records, a gone machine's kept steps) prints nothing.
@@ -114,6 +114,7 @@ function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, 
     case "cluster-config":
       return "";
     case "join-token":
+    case "join-material":
       return `apiServerEndpoint=10.0.0.1:6443\ntoken=${SECRETS.token}\ncaCertHash=${CA_HASH}\ncertificateKey=${
         create.includes("upload-certs") ? SECRETS.certificateKey : ""
       }\n`;

@@ -38,12 +38,12 @@ function commandTexts(): { steps: Step[]; texts: Map<string, string[]>; sha: str
   for (const step of steps) {
     const node = cluster.nodes.find((n) => n.name === step.node);
     if (node === undefined) throw new Error(step.id);
-    const ctx: StepContext = { cluster, node, step, settings: STEP_SETTINGS, owner: `c-${step.id}`, formerOwners: [], resourceName: (id) => `c-${id}` };
+    const ctx: StepContext = { cluster, node, step, settings: STEP_SETTINGS, owner: `c-${step.id}`, formerOwners: [], resourceName: (id) => `c-${id}`, formerResourceNames: () => [] };
     const s = step.kind.scripts(ctx, node.criSocket ?? "unix:///var/run/containerd/containerd.sock");
     texts.set(step.id, [s.create, s.update, s.delete].filter((t): t is string => t !== undefined).map((t) => mods.script.remoteCommand(t)));
   }
   const prepare = mods.plan.buildPlan(cluster, {}).find((s) => s.action === "prepare") as Step;
-  const prepareStdin = prepare.kind.stdin?.render({} as StepContext, { endpoint: "", stdout: () => "" }) ?? "";
+  const prepareStdin = prepare.kind.stdin?.render({} as StepContext, { endpoint: "", stdout: () => "", endpointOf: () => "" }) ?? "";
   return { steps, texts, sha: mods.library.LIBRARY_SHA256, prepareStdin };
 }
 

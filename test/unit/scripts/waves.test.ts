@@ -1,0 +1,106 @@
+/**
+ * The join waves' scripts for real in bash (kubeadm and kubectl stubs, a temp state dir): one token for
+ * the wave and the members' join-token claims; every member's Node edits in one session, each with its
+ * own endpoint line; and the guard that keeps a worker's destructive deletes (drain, Node deleted) from
+ * acting on a `--replace` of a step whose create ran no command (the wave holds its claim), while a
+ * removed node is still drained and its Node deleted.
+ */
+import { existsSync, readFileSync, writeFileSync } from "fs";
+import { join } from "path";
+import { joinMaterialScripts } from "../../../components/steps/joinMaterial";
+import { joinTokenScripts } from "../../../components/steps/joinToken";
+import { nodeMetadataLines, nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
+import { membersFileScripts } from "../../../components/scripts/members";
+import { renderScript } from "../../../components/scripts/script";
+import { runBash, sandbox } from "./bash";
+
+const TOKEN = "abcdef.0123456789abcdef";
+const HASH = `sha256:${"a".repeat(64)}`;
+const CRIO = "unix:///var/run/crio/crio.sock";
+const CONTAINERD = "unix:///run/containerd/containerd.sock";
+
+/** A sandbox whose admin.conf check passes, with kubeadm and kubectl stubs logging their calls. */
+function box() {
+  const b = sandbox();
+  const calls = join(b.dir, "calls");
+  b.stub("kubeadm", `echo "kubeadm $*" >>${calls}; echo "kubeadm join 10.0.0.1:6443 --token ${TOKEN} --discovery-token-ca-cert-hash ${HASH}"`);
+  b.stub("kubectl", `shift 2; echo "kubectl $*" >>${calls}; if [ "$1" = get ] && [ "$4" = -o ]; then printf '%s' 'false||${CONTAINERD}|'; fi`);
+  const withAdmin = (script: string) => script.replace(/\[ -f \/etc\/kubernetes\/admin\.conf \] \|\|/g, "true ||");
+  const run = (script: string, stdin = "") => runBash(withAdmin(script), { bin: b.bin, state: b.state, stdin });
+  const log = () => (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean) : []);
+  const claims = (scope: string) => (existsSync(join(b.state, "owners", scope)) ? readFileSync(join(b.state, "owners", scope), "utf8") : "");
+  return { ...b, run, log, claims };
+}
+
+const claimsOf = (members: string[], action: string) => members.map((m) => ({ scope: `${m}-${action}`, owner: `c-${m}-${action}`, formerOwners: [] }));
+
+test("join-material: one kubeadm token for the wave, printed as a join-token prints it, and each member's join-token claim once", () => {
+  const b = box();
+  const script = joinMaterialScripts("cp1", "2h0m0s", claimsOf(["w1", "w2"], "join-token")).create;
+  const r = b.run(script);
+  expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+  expect(r.stdout).toMatch(new RegExp(`^apiServerEndpoint=10\\.0\\.0\\.1:6443\\ntoken=${TOKEN}\\ncaCertHash=${HASH}\\ncertificateKey=\\nvalidUntil=[0-9]+\\n$`));
+  expect(b.log()).toEqual(["kubeadm token create --ttl 2h0m0s --print-join-command"]);
+  expect([b.claims("w1-join-token"), b.claims("w2-join-token")]).toEqual(["c-w1-join-token\n", "c-w2-join-token\n"]);
+  // Made again (a replaced wave): no second claim.
+  b.run(script);
+  expect(b.claims("w1-join-token")).toBe("c-w1-join-token\n");
+});
+
+test("a wave's node edits: each member's lines read its own endpoint line, in order (gate off)", () => {
+  const b = box();
+  const lines = ["w1", "w2"].flatMap((m) => nodeMetadataLines({ node: m, labels: { tier: m }, nodeLocalCriSocket: false }));
+  const r = b.run(renderScript("cp1", lines), `${CONTAINERD}\n${CRIO}\n`);
+  expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+  const writes = b.log().filter((c) => !c.startsWith("kubectl get "));
+  expect(writes).toEqual([
+    "kubectl label --overwrite node w1 tier=w1",
+    "kubectl annotate --overwrite node w1 kubeadm.pulumi.com/labels=tier",
+    "kubectl label --overwrite node w2 tier=w2",
+    `kubectl annotate --overwrite node w2 kubeadm.pulumi.com/labels=tier kubeadm.alpha.kubernetes.io/cri-socket=${CRIO}`,
+  ]);
+});
+
+describe("a worker's own steps whose create ran no command (the wave claimed for them)", () => {
+  const tokenScripts = joinTokenScripts({ node: "w1", controlPlane: false, tokenTtl: "2h0m0s", scope: "w1-join-token", owner: "c-w1-join-token" });
+  const metadataScripts = nodeMetadataScripts({ node: "w1", labels: {}, nodeLocalCriSocket: true, version: "v1.34.2", drainTimeoutSeconds: 1, drainOnDelete: true, scope: "w1-node-metadata", owner: "c-w1-node-metadata" });
+  const claimed = () => {
+    const b = box();
+    b.run(joinMaterialScripts("cp1", "2h0m0s", claimsOf(["w1"], "join-token")).create);
+    writeFileSync(join(b.state, "owners", "w1-node-metadata"), "c-w1-node-metadata\n");
+    return b;
+  };
+
+  test("--replace (the node still in the last up's nodes): the old deletes drain nothing and delete no Node, and the claims stay", () => {
+    const b = claimed();
+    expect(b.run(membersFileScripts("cp1", "c-members", ["cp1", "w1"]).create).status).toBe(0);
+    for (const del of [metadataScripts.delete, tokenScripts.delete]) {
+      const r = b.run(del as string);
+      expect(r.status).toBe(0);
+      expect(r.stderr).toMatch(/node w1: still in the nodes of the last up: a replacement, not a removal; nothing done/);
+    }
+    expect(b.log().filter((c) => !c.startsWith("kubeadm"))).toEqual([]);
+    expect([b.claims("w1-join-token"), b.claims("w1-node-metadata")]).toEqual(["c-w1-join-token\n", "c-w1-node-metadata\n"]);
+  });
+
+  test("removal (not in the last up's nodes): drained, and its Node deleted", () => {
+    const b = claimed();
+    b.run(membersFileScripts("cp1", "c-members", ["cp1"]).create);
+    expect(b.run(metadataScripts.delete as string).status).toBe(0);
+    expect(b.run(tokenScripts.delete as string).status).toBe(0);
+    const kubectl = b.log().filter((c) => c.startsWith("kubectl") && !c.startsWith("kubectl get "));
+    expect(kubectl[0]).toMatch(/^kubectl drain w1 /);
+    expect(kubectl[kubectl.length - 1]).toBe("kubectl delete node w1");
+  });
+
+  test("no node list (a destroyed cluster: the members record's delete removed it): the deletes act as before", () => {
+    const b = claimed();
+    b.run(membersFileScripts("cp1", "c-members", ["cp1", "w1"]).create);
+    // The delete of another record (the cluster renamed without an alias) leaves this record's list.
+    b.run(membersFileScripts("cp1", "old-members", ["cp1", "w1"]).delete);
+    expect(b.run(tokenScripts.delete as string).stderr).toMatch(/still in the nodes of the last up/);
+    b.run(membersFileScripts("cp1", "c-members", ["cp1", "w1"]).delete);
+    expect(b.run(tokenScripts.delete as string).status).toBe(0);
+    expect(b.log()).toContain("kubectl delete node w1");
+  });
+});
