@@ -8,7 +8,8 @@
  * installed, one restart and health check of the kubelet (and the wait for the Node to be Ready again if
  * it was), the backups restored if it is unhealthy, and the node's new version recorded. The kubelet is
  * thus restarted once, with files that match the version and the gate (an upgrade and a gate toggle in
- * the same `up` never start a kubelet on half-made files).
+ * the same `up` never start a kubelet on half-made files). An unhealthy kubelet gets only this step's own
+ * changes restored (see {@link kubeletScripts}: the `upgrade` step's pre-upgrade file stays).
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
@@ -19,6 +20,14 @@ import type { StepScripts } from "../scripts/types";
 import type { StepKind } from "./kind";
 import { stepId } from "./ids";
 import { gateWords } from "./words";
+
+/**
+ * The kubelet step's own journal and backups, under the node's state dir (/var/lib/pulumi-kubeadm):
+ * `kubelet/pending` and `kubelet/backup/<UTC timestamp>/<path>`, apart from the node's journal
+ * (`pending`, `backup/`) where the `upgrade` step journals its pre-upgrade changes, so that an unhealthy
+ * kubelet restores only what this step changed.
+ */
+export const KUBELET_JOURNAL_DIR = "kubelet";
 
 /** What the kubelet step needs. */
 export interface KubeletInput {
@@ -43,13 +52,24 @@ export interface KubeletInput {
  * 2. when the node is not at the target (`pk_node_version`) and no earlier run installed this target's
  *    kubelet ($PK_STATE_DIR/kubelet-upgrade): the install command, then the target noted there (a re-run
  *    after a failure further on installs nothing again);
- * 3. `pk_apply_files` (a file already as wanted is skipped, so a re-run after the files were replaced
- *    finishes against the same snapshot; a file neither as read nor as wanted is refused, changing
- *    nothing: the files are read anew by replacing the node's `upgrade` step, `pulumi up --replace`);
- * 4. when changes are journaled (`pk_files_pending`) or a kubelet was installed: restart and check the
- *    kubelet once; unhealthy: restore the journaled files, restart again and fail naming the node; then
- *    wait up to 120 s for a Node that was Ready to be Ready again (after a new kubelet), record the
- *    version, forget the journal and the note. Prints `changed=<files changed in this run>`.
+ * 3. `pk_apply_files` into the step's own journal and backups, {@link KUBELET_JOURNAL_DIR} (a file
+ *    already as wanted is skipped, so a re-run after the files were replaced finishes against the same
+ *    snapshot; a file neither as read nor as wanted is refused, changing nothing: the files are read anew
+ *    by replacing the node's `upgrade` step, `pulumi up --replace`);
+ * 4. when changes are journaled (this step's, or the `upgrade` step's pre-upgrade instance-config.yaml in
+ *    the node's journal, `pk_files_pending`) or a kubelet was installed: restart and check the kubelet
+ *    once; unhealthy: restore the files THIS step changed (its own journal: the upgrade step's changes
+ *    stay), restart again and fail naming the node; then wait up to 120 s for a Node that was Ready to be
+ *    Ready again (after a new kubelet), record the version, forget both journals and the note. Prints
+ *    `changed=<files changed in this run>`.
+ *
+ * Why the restore leaves the upgrade step's changes: `kubeadm upgrade` already ran on the files the
+ * upgrade step made (it read instance-config.yaml and wrote config.yaml from it), so those files as
+ * upgrade and kubeadm left them are what this kubeadm version expects and what its kubelet runs with;
+ * undoing them would leave the node without the instance-config.yaml kubeadm's version needs, and the
+ * re-run (which runs only this step, with the same stdin computed from the snapshot taken after kubeadm,
+ * in which that file was already right) would never put it back. A re-run after the failure thus finds
+ * exactly the files its stdin was computed from, and ends with every file as wanted.
  * @throws Error when settleSeconds is not a whole number >= 0.
  */
 export function kubeletScripts(input: KubeletInput): StepScripts {
@@ -75,16 +95,17 @@ export function kubeletScripts(input: KubeletInput): StepScripts {
     `  echo "$target" >"$PK_STATE_DIR/kubelet-upgrade.tmp" && mv -f "$PK_STATE_DIR/kubelet-upgrade.tmp" "$PK_STATE_DIR/kubelet-upgrade"`,
     `  upgraded=$target`,
     `fi`,
-    `pk_apply_files`,
-    `if pk_files_pending || [ -n "$upgraded" ]; then`,
+    `own="$PK_STATE_DIR"/${KUBELET_JOURNAL_DIR}`,
+    `PK_STATE_DIR=$own pk_apply_files`,
+    `if pk_files_pending || PK_STATE_DIR=$own pk_files_pending || [ -n "$upgraded" ]; then`,
     `  wasReady=$(${ready} 2>/dev/null || true)`,
     `  if ! pk_kubelet_healthy ${settleSeconds}; then`,
     `    why=$(systemctl status kubelet 2>&1 | tail -n 5 || true)`,
-    `    if pk_files_pending; then`,
-    `      pk_restore`,
+    `    if PK_STATE_DIR=$own pk_files_pending; then`,
+    `      PK_STATE_DIR=$own pk_restore`,
     `      pk_kubelet_healthy ${settleSeconds} || true`,
     `      printf '%s\n' "$why" >&2`,
-    `      pk_fail "the kubelet was unhealthy after its files changed\${upgraded:+ and its upgrade to $upgraded}; the files were restored from their backups and the kubelet restarted"`,
+    `      pk_fail "the kubelet was unhealthy after its files changed\${upgraded:+ and its upgrade to $upgraded}; the files this step changed were restored from their backups and the kubelet restarted"`,
     `    fi`,
     `    printf '%s\n' "$why" >&2`,
     `    pk_fail "the kubelet is not healthy after the upgrade to $upgraded"`,
@@ -93,6 +114,7 @@ export function kubeletScripts(input: KubeletInput): StepScripts {
     `    for _ in $(seq 1 120); do [ "$(${ready} 2>/dev/null || true)" = True ] && break; sleep 1; done`,
     `    [ "$(${ready} 2>/dev/null || true)" = True ] || pk_fail "the Node is not Ready 120 s after the kubelet restart"`,
     `  fi`,
+    `  PK_STATE_DIR=$own pk_files_settled`,
     `  pk_files_settled`,
     `  if [ -n "$upgraded" ]; then`,
     `    pk_record_version "$upgraded"`,

@@ -40,7 +40,9 @@ export interface UpgradeInput {
  * Prints `nodeVersion=<the version the node runs>`. Then, when the node is not at the target: check the
  * step is one kubeadm allows (one minor up, or a patch), apply the pre-upgrade file changes from stdin
  * (instance-config.yaml with the node's endpoint when the gate is in effect: `preUpgradeFileChanges`;
- * journaled until the `kubelet` step has checked the kubelet), run the kubeadm install command, and
+ * journaled in the node's journal until the `kubelet` step has checked the kubelet, and never undone by
+ * it: `kubeadm upgrade` runs on that file, so it stays as kubeadm's version expects it), run the kubeadm
+ * install command, and
  * `kubeadm upgrade apply <v> --yes` / `kubeadm upgrade node` once. Last, always, prints the kubelet
  * files as they are now (`pk-file` lines, `pk_snapshot`): after kubeadm, the files the `kubelet` step
  * changes. With NodeLocalCRISocket in effect it first fails, changing nothing, when a file outside

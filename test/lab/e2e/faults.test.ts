@@ -188,7 +188,7 @@ test("a kubelet that fails after its files changed (gate toggle): the kubelet st
   expect(first.ok).toBe(false);
   const failed = first.resources.filter((r) => !r.ok);
   expect(failed.map((r) => r.name)).toEqual(["e2e-worker-1-kubelet"]);
-  expect(failed[0]?.error).toContain("pulumi-kubeadm: node worker-1: the kubelet was unhealthy after its files changed; the files were restored from their backups and the kubelet restarted");
+  expect(failed[0]?.error).toContain("pulumi-kubeadm: node worker-1: the kubelet was unhealthy after its files changed; the files this step changed were restored from their backups and the kubelet restarted");
   // The files are as they were, and the kubelet runs on them.
   expect(nodeFile("worker-1", "/var/lib/kubelet/kubeadm-flags.env")).toBe(flagsBefore);
   expect(nodeFile("worker-1", "/var/lib/kubelet/config.yaml")).toBe(configBefore);
@@ -205,4 +205,42 @@ test("a kubelet that fails after its files changed (gate toggle): the kubelet st
   expect(nodeFile("worker-1", "/var/lib/kubelet/kubeadm-flags.env")).not.toContain("--container-runtime-endpoint");
   expect(JSON.parse(nodeFile("worker-1", "/etc/lab-node/kubelet.json") ?? "{}").state).toBe("active");
   expect(kubeadmEvents().filter((e) => e.includes(" kubeadm upgrade "))).toEqual([]);
+});
+
+test("a kubelet that fails after its files changed in an upgrade that turns the gate on: only the kubelet step's changes are restored (instance-config.yaml stays as upgrade wrote it and kubeadm read it); the re-run ends with every file as wanted", async () => {
+  const nodes: TestNode[] = [
+    { name: "cp-1", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
+    { name: "worker-1", role: "worker", criSocket: CONTAINERD, runtimes: ["containerd"] },
+  ];
+  const at = (version: string, gate: boolean) => writeStack("kubelet-unhealthy-upgrade", version, nodes, { ...LAB_INSTALLS, "kubeadm:featureGates": { NodeLocalCRISocket: gate } });
+  await labUp(at("v1.33.2", false));
+  const made = await run(at("v1.33.2", false));
+  expect({ ok: made.ok, errors: made.errors }).toEqual({ ok: true, errors: [] });
+  expect(nodeFile("worker-1", "/var/lib/kubelet/instance-config.yaml")).toBeUndefined();
+  writeFileSync(hostPathOf(LAB_DIR, "worker-1", "/etc/lab-node/fail-once"), "kubelet-start\n");
+
+  const first = await run(at("v1.34.2", true));
+  expect(first.ok).toBe(false);
+  const failed = first.resources.filter((r) => !r.ok);
+  expect(failed.map((r) => r.name)).toEqual(["e2e-worker-1-kubelet"]);
+  // The files as the upgrade step and kubeadm 1.34 left them: the instance config kubeadm read (the
+  // old code removed it again), the flag kubeadm keeps while that file exists; the kubelet runs on them.
+  expect(nodeFile("worker-1", "/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CONTAINERD}"\n`);
+  expect(nodeFile("worker-1", "/var/lib/kubelet/kubeadm-flags.env")).toContain(`--container-runtime-endpoint=${CONTAINERD}`);
+  expect(JSON.parse(nodeFile("worker-1", "/etc/lab-node/kubelet.json") ?? "{}").state).toBe("active");
+  expect(failed[0]?.error).toContain(
+    "pulumi-kubeadm: node worker-1: the kubelet was unhealthy after its files changed and its upgrade to v1.34.2; the files this step changed were restored from their backups and the kubelet restarted",
+  );
+  const upgrades = kubeadmEvents().filter((e) => e.includes(" kubeadm upgrade "));
+
+  // The re-run: only the kubelet step (and what follows it) runs on worker-1, with the same stdin.
+  const second = await run(at("v1.34.2", true));
+  expect({ ok: second.ok, errors: second.errors, failed: second.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ ok: true, errors: [], failed: [] });
+  expect(second.resources.filter((r) => r.name.startsWith("e2e-worker-1-") && r.ran.length > 0).map((r) => r.name)).toEqual(["e2e-worker-1-kubelet", "e2e-worker-1-node-metadata"]);
+  expect(nodeFile("worker-1", "/var/lib/kubelet/instance-config.yaml")).toBe(`containerRuntimeEndpoint: "${CONTAINERD}"\n`);
+  expect(nodeFile("worker-1", "/var/lib/kubelet/kubeadm-flags.env")).not.toContain("--container-runtime-endpoint");
+  expect(nodeFile("worker-1", "/var/lib/kubelet/config.yaml")).toContain(`containerRuntimeEndpoint: ${CONTAINERD}`);
+  expect(JSON.parse(nodeFile("worker-1", "/etc/lab-node/kubelet.json") ?? "{}").state).toBe("active");
+  expect((storeNodes()["worker-1"] as unknown as { status: { nodeInfo: { kubeletVersion: string } } }).status.nodeInfo.kubeletVersion).toBe("v1.34.2");
+  expect(kubeadmEvents().filter((e) => e.includes(" kubeadm upgrade "))).toEqual(upgrades);
 });

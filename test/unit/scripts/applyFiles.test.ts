@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync, statSync } from "fs";
 import { join } from "path";
 import { upgradeScripts } from "../../../components/steps/upgrade";
+import { KUBELET_JOURNAL_DIR } from "../../../components/steps/kubelet";
 import { encodeFileChanges, sha256Hex } from "../../../components/scripts/files";
 import { runBash, sandbox, kubeletScript } from "./bash";
 
@@ -42,11 +43,11 @@ test("replaces files after a backup, restarts the kubelet once, and a re-run cha
   expect(readFileSync(c, "utf8")).toBe("created\n");
   expect(statSync(c).mode & 0o777).toBe(0o600);
   expect(restartCount()).toBe(1);
-  // Backups hold the old bytes, under a timestamped folder.
-  const [stamp] = readdirSync(join(box.state, "backup"));
+  // Backups hold the old bytes, under a timestamped folder of the kubelet step's own.
+  const [stamp] = readdirSync(join(box.state, KUBELET_JOURNAL_DIR, "backup"));
   expect(stamp).toMatch(/^\d{8}T\d{6}\.\d+Z$/);
-  expect(readFileSync(join(box.state, "backup", stamp as string, a), "utf8")).toBe("old: a\n");
-  expect(readFileSync(join(box.state, "backup", stamp as string, b), "utf8")).toBe("B=1\n");
+  expect(readFileSync(join(box.state, KUBELET_JOURNAL_DIR, "backup", stamp as string, a), "utf8")).toBe("old: a\n");
+  expect(readFileSync(join(box.state, KUBELET_JOURNAL_DIR, "backup", stamp as string, b), "utf8")).toBe("B=1\n");
   // No temp file left beside the targets.
   expect(readdirSync(box.dir).filter((f) => f.startsWith(".pulumi-kubeadm"))).toEqual([]);
   // The same step again (a re-run): nothing changes, no restart.
@@ -74,7 +75,7 @@ test("an unhealthy kubelet after the change: backups restored, kubelet restarted
   const { a, b, run, restartCount } = setup(false);
   const r = run(encodeFileChanges([{ path: a, expected: state(a, "old: a\n"), content: "broken\n" }]));
   expect(r.status).toBe(1);
-  expect(r.stderr).toContain("pulumi-kubeadm: node w1: the kubelet was unhealthy after its files changed; the files were restored");
+  expect(r.stderr).toContain("pulumi-kubeadm: node w1: the kubelet was unhealthy after its files changed; the files this step changed were restored");
   expect(r.stderr).toContain("kubelet: bad config");
   expect(readFileSync(a, "utf8")).toBe("old: a\n");
   expect(readFileSync(b, "utf8")).toBe("B=1\n");
@@ -96,8 +97,8 @@ test("an overwrite change (expected `any`) replaces whatever the file holds, wit
   const r = run(change);
   expect(r.status).toBe(0);
   expect(readFileSync(a, "utf8")).toBe("wanted\n");
-  const [stamp] = readdirSync(join(box.state, "backup"));
-  expect(readFileSync(join(box.state, "backup", stamp as string, a), "utf8")).toBe("old: a\n");
+  const [stamp] = readdirSync(join(box.state, KUBELET_JOURNAL_DIR, "backup"));
+  expect(readFileSync(join(box.state, KUBELET_JOURNAL_DIR, "backup", stamp as string, a), "utf8")).toBe("old: a\n");
   expect(run(change).stdout.trim()).toBe("changed=0");
   expect(restartCount()).toBe(1);
 });

@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { spawn } from "child_process";
 import { initScripts } from "../../../components/steps/init";
+import { KUBELET_JOURNAL_DIR } from "../../../components/steps/kubelet";
 import { encodeFileChanges, sha256Hex } from "../../../components/scripts/files";
 import { runBash, sandbox, kubeletScript } from "./bash";
 
@@ -63,7 +64,7 @@ test("kubelet: the session dies between two file replacements; the re-run, with 
   expect(second.stdout).toBe("changed=1\n");
   expect([readFileSync(a, "utf8"), readFileSync(b, "utf8")]).toEqual(["new\n", "B=2\n"]);
   expect(readFileSync(restarts, "utf8")).toBe("x\n");
-  expect(existsSync(join(box.state, "pending"))).toBe(false);
+  expect(existsSync(join(box.state, KUBELET_JOURNAL_DIR, "pending"))).toBe(false);
 });
 
 test("pk_run_once: a recorded pid reused by an unrelated process (node rebooted mid-init) must not make the step wait forever", async () => {
