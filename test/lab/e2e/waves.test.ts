@@ -8,7 +8,10 @@
  * - a worker that joined in a wave whose `node-metadata` failed before reaching it (another member's
  *   Node missing) and is then removed is reset and its Node deleted WITHOUT a drain: only the wave
  *   writes the claim of the worker's own `node-metadata` (whose create ran nothing), and that step's
- *   delete is the drain.
+ *   delete is the drain;
+ * - the worker window breaks when an upgrade also adds a worker between two joined ones: the joined
+ *   worker after it waits only for the new one's (idle) unit, not for the joined worker before it.
+ * What held: removing a worker from the middle (waves shift) resets, drains and deletes only it.
  */
 import { writeFileSync } from "fs";
 import { hostPathOf } from "../nodes";
@@ -76,4 +79,43 @@ test("a wave's node-metadata that failed at its first member: removing the secon
   expect(removed.resources.find((r) => r.name === "e2e-worker-2-node-metadata")).toMatchObject({ op: "delete", ok: false });
   expect(kubeadmEvents()).not.toContain("worker-2 kubeadm reset");
   expect(Object.keys(storeNodes())).toContain("worker-2");
+});
+
+const worker = (name: string, slot: number): TestNode => ({ name, role: "worker", criSocket: CONTAINERD, runtimes: ["containerd"], slot });
+const ALL: TestNode[] = [{ ...(NODES[0] as TestNode), slot: 0 }, worker("worker-1", 1), worker("worker-2", 2), worker("worker-3", 3)];
+
+test("the worker window under an upgrade that also adds a worker between two joined ones: one worker in its unit at a time", async () => {
+  await labUp(stack("v1.34.2", ALL), { upgradeNode: 3 });
+  ok(await run(stack("v1.34.2", ALL.filter((n) => n.name !== "worker-2"))));
+  const upgraded = await run(stack("v1.35.0", ALL));
+  ok(upgraded);
+  expect(kubeadmEvents()).toContain("worker-2 kubeadm join");
+  const step = (name: string) => {
+    const s = upgraded.engine.steps.find((x) => x.name === name);
+    if (s === undefined) throw new Error(`no step ${name}`);
+    return s;
+  };
+  // worker-1's unit (upgrade .. node-metadata) and worker-3's, maxUnavailableWorkers 1 (the default).
+  const unitOf = (w: string) => ({ start: step(`e2e-${w}-upgrade`).startedAt, end: step(`e2e-${w}-node-metadata`).endedAt ?? Infinity });
+  const w1 = unitOf("worker-1");
+  const w3 = unitOf("worker-3");
+  // Fails on 27ae950: worker-3 waits for worker-2's unit only (maxUnavailableWorkers places before it),
+  // and worker-2, joining in this run, waits for no earlier unit: worker-3 upgrades beside worker-1.
+  expect({ w1, w3, overlap: w3.start < w1.end && w1.start < w3.end }).toMatchObject({ overlap: false });
+});
+
+test("removing a worker from the middle (the later join waves shift): no node is reset, drained or deleted but the removed one", async () => {
+  const extra = { ...LAB_INSTALLS, "kubeadm:maxConcurrentJoins": 1 };
+  await labUp(writeStack("waves", "v1.34.2", ALL, extra));
+  ok(await run(writeStack("waves", "v1.34.2", ALL, extra)));
+  const rest = ALL.filter((n) => n.name !== "worker-1");
+  const preview = await run(writeStack("waves", "v1.34.2", rest, extra), "preview");
+  expect(preview.ok).toBe(true);
+  const removed = await run(writeStack("waves", "v1.34.2", rest, extra));
+  ok(removed);
+  // The preview named every operation the up ran (the up adds only the members record, which a preview reads back).
+  expect(removed.resources.map((r) => `${r.name} ${r.op}`).filter((r) => r !== "e2e-members update").sort()).toEqual(preview.resources.map((r) => `${r.name} ${r.op}`).sort());
+  expect(kubeadmEvents().filter((e) => e.endsWith(" kubeadm reset"))).toEqual(["worker-1 kubeadm reset"]);
+  expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "worker-2", "worker-3"]);
+  expect(Object.values(storeNodes()).map((n) => n.spec.unschedulable ?? false)).toEqual([false, false, false]);
 });
