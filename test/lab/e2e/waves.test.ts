@@ -13,7 +13,9 @@
  *   worker after it waits only for the new one's (idle) unit, not for the joined worker before it.
  * What held: removing a worker from the middle (waves shift) resets, drains and deletes only it.
  */
-import { writeFileSync } from "fs";
+import { readFileSync, readdirSync, writeFileSync } from "fs";
+import { join } from "path";
+import { exportStackAsStored } from "../engine/stack";
 import { hostPathOf } from "../nodes";
 import { CONTAINERD, LAB_DIR, LAB_INSTALLS, kubeadmEvents, labDown, labUp, run, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
@@ -118,4 +120,48 @@ test("removing a worker from the middle (the later join waves shift): no node is
   expect(kubeadmEvents().filter((e) => e.endsWith(" kubeadm reset"))).toEqual(["worker-1 kubeadm reset"]);
   expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "worker-2", "worker-3"]);
   expect(Object.values(storeNodes()).map((n) => n.spec.unschedulable ?? false)).toEqual([false, false, false]);
+});
+
+test("--replace of a wave's steps, then a rename with an alias, then removing a wave member: only the removed one is drained, reset and deleted; no secret in plain text", async () => {
+  await labUp(stack("v1.34.2"));
+  const made = await run(stack("v1.34.2"));
+  ok(made);
+  const urnOf = (name: string) => made.engine.steps.find((s) => s.name === name)?.urn as string;
+  const log: string[] = [];
+  for (const name of ["e2e-workers_1-join-material", "e2e-workers_1-node-metadata"]) {
+    const replaced = await run(stack("v1.34.2"), "apply", log, { replace: [urnOf(name)] });
+    ok(replaced);
+    expect(replaced.resources.filter((r) => r.name === name).map((r) => r.op)).toEqual(["create-replacement", "replace", "delete-replaced"]);
+  }
+  // No claim twice: every owners file on cp-1 lists each owner once.
+  const owners = hostPathOf(LAB_DIR, "cp-1", "/var/lib/pulumi-kubeadm/owners");
+  for (const f of readdirSync(owners)) {
+    const lines = readFileSync(join(owners, f), "utf8").split("\n").filter(Boolean);
+    expect({ f, lines }).toEqual({ f, lines: [...new Set(lines)] });
+  }
+  const renamed = (nodes: TestNode[]) => writeStack("waves", "v1.34.2", nodes, { ...LAB_INSTALLS, "kubeadm:clusterName": "prod", "kubeadm:formerClusterNames": ["e2e"] });
+  const rename = await run(renamed(NODES), "apply", log);
+  ok(rename);
+  expect(rename.resources.filter((r) => r.op !== "update")).toEqual([]);
+  expect(kubeadmEvents().filter((e) => e.endsWith(" kubeadm reset"))).toEqual([]);
+  // worker-2 leaves; a PodDisruptionBudget blocks its drain: the removal stops at the drain.
+  process.env.LAB_DIR = LAB_DIR;
+  const { updateStore, readStore } = await import("../standin/store");
+  await updateStore((s) => {
+    s.drainBlocks["worker-2"] = "pdb/critical";
+  });
+  const blocked = await run(renamed(NODES.slice(0, 2)), "apply", log);
+  expect(blocked.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["prod-worker-2-node-metadata"]);
+  expect(kubeadmEvents().filter((e) => e.endsWith(" kubeadm reset"))).toEqual([]);
+  await updateStore((s) => {
+    delete s.drainBlocks["worker-2"];
+  });
+  ok(await run(renamed(NODES.slice(0, 2)), "apply", log));
+  expect(kubeadmEvents().filter((e) => e.endsWith(" kubeadm reset"))).toEqual(["worker-2 kubeadm reset"]);
+  expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "worker-1"]);
+  // Every bootstrap token the waves made: not in the state, not in the engine's log.
+  const exported = JSON.stringify(exportStackAsStored(LAB_DIR, "waves"));
+  const made_tokens = (await readStore()).tokens.map((t) => `${t.id}.${t.secret}`);
+  expect(made_tokens.length).toBeGreaterThan(1);
+  for (const t of made_tokens) expect({ t, state: exported.includes(t), log: log.some((l) => l.includes(t)) }).toEqual({ t, state: false, log: false });
 });
