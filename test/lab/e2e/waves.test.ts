@@ -165,3 +165,19 @@ test("--replace of a wave's steps, then a rename with an alias, then removing a 
   expect(made_tokens.length).toBeGreaterThan(1);
   for (const t of made_tokens) expect({ t, state: exported.includes(t), log: log.some((l) => l.includes(t)) }).toEqual({ t, state: false, log: false });
 });
+
+test("a label change of a wave member: the preview shows the member's node-metadata and its wave's as updates, and the up runs exactly those (2 sessions on cp-1)", async () => {
+  const labelled = (pool: string) => NODES.map((n) => (n.name === "worker-1" ? { ...n, labels: { "node.example.com/pool": pool } } : n));
+  await labUp(stack("v1.34.2", labelled("a")));
+  ok(await run(stack("v1.34.2", labelled("a"))));
+  const preview = await run(stack("v1.34.2", labelled("b")), "preview");
+  expect(preview.ok).toBe(true);
+  const ops = (r: E2eRun) => r.resources.map((x) => `${x.name} ${x.op}`).sort();
+  expect(ops(preview)).toEqual(["e2e-worker-1-node-metadata update", "e2e-workers_1-node-metadata update"]);
+  const changed = await run(stack("v1.34.2", labelled("b")));
+  ok(changed);
+  expect(ops(changed)).toEqual(ops(preview));
+  expect(changed.nodeSessions).toEqual({ "cp-1": 2 });
+  expect(storeNodes()["worker-1"]?.metadata.labels["node.example.com/pool"]).toBe("b");
+  expect(Object.values(storeNodes()).map((n) => n.spec.unschedulable ?? false)).toEqual([false, false, false]);
+});
