@@ -103,7 +103,7 @@ test("the worker window under an upgrade that also adds a worker between two joi
   const w3 = unitOf("worker-3");
   // Fails on 27ae950: worker-3 waits for worker-2's unit only (maxUnavailableWorkers places before it),
   // and worker-2, joining in this run, waits for no earlier unit: worker-3 upgrades beside worker-1.
-  expect({ w1, w3, overlap: w3.start < w1.end && w1.start < w3.end }).toMatchObject({ overlap: false });
+  expect({ w1, w3, overlap: w3.start < w1.end && w1.start < w3.end }).toEqual({ w1, w3, overlap: false });
 });
 
 test("removing a worker from the middle (the later join waves shift): no node is reset, drained or deleted but the removed one", async () => {
