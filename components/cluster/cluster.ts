@@ -252,7 +252,8 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       dependsOn,
       // kubeadm init/join run once: a later change of their configuration (a new version, new join
       // material, kubeletExtraArgs or taints of a joined node) changes nothing and is not an update.
-      ignoreChanges: kind.runsOnce ? ["stdin"] : undefined,
+      // An idle create kept (idleCreateKept) is not updated for running nothing once its node had joined.
+      ignoreChanges: kind.runsOnce ? ["stdin"] : kind.idleCreateKept ? ["create"] : undefined,
       // A join wave's steps: a change of the wave's members replaces them (they have no delete).
       ...(kind.triggers !== undefined ? { triggers: kind.triggers(ctx) } : {}),
       retainOnDelete: src.retainOnDelete,

@@ -181,4 +181,6 @@ export const workerJoinToken: StepKind = {
   summary: () =>
     "holds the claim that deletes the Node object when the node leaves; on a node that joins in this run nothing runs (its join wave's join-material makes its material), else fresh join material (secret)",
   idleOnJoin: true,
+  // An upgrade after its node joined in a wave makes no bootstrap token for it.
+  idleCreateKept: true,
 };

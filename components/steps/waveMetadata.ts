@@ -2,9 +2,9 @@
  * Step kind `node-metadata` of a join wave (step id `<wave>-node-metadata`), on the first control-plane
  * node: for every member of the wave, in ONE session, what a worker's own `node-metadata` step does
  * (`nodeMetadataLines`: uncordon what this component cordoned, labels and their record, the cri-socket
- * annotation removed or set to the member's endpoint), then the ownership claim of the member's own
+ * annotation removed or set to the member's endpoint), after the ownership claims of every member's own
  * `node-metadata` step (whose create runs no command on a node that joins in this run, `idleOnJoin`), so
- * its delete (the drain when the node leaves the stack) finds its claim.
+ * its delete (the drain when the node leaves the stack) finds its claim, even when an edit failed midway.
  *
  * It runs after every member's own `node-metadata` step (never racing one of its edits, never inside a
  * rollout window: nothing waits for it). No delete; its `triggers` are its members: a change of them
@@ -27,13 +27,15 @@ export const waveMetadata: StepKind = {
     `for ${membersWords(members ?? [])}, in one session: uncordon if this component cordoned it; its labels; ${cluster.nodeLocalCriSocket ? "remove" : "set"} the kubeadm.alpha.kubernetes.io/cri-socket annotation; and each member's node-metadata claim; a change of the wave's members runs it anew`,
   scripts: (ctx) => {
     const { cluster } = ctx;
-    const claims = memberClaims(ctx, "node-metadata");
-    const lines = (ctx.step.members ?? []).flatMap((m, i) => {
+    // Every member's claim first: an edit that fails midway (a member's Node missing) leaves no member
+    // unclaimed, so removing one later still drains it (its own step's delete).
+    const claims = memberClaims(ctx, "node-metadata").map(memberClaimLine);
+    const lines = (ctx.step.members ?? []).flatMap((m) => {
       const node = cluster.nodes.find((n) => n.name === m);
       if (node === undefined) throw new Error(`${ctx.step.id}: member ${m} is not a node of the cluster`);
-      return [...nodeMetadataLines({ node: m, labels: node.labels, nodeLocalCriSocket: cluster.nodeLocalCriSocket }), memberClaimLine(claims[i] as (typeof claims)[number])];
+      return nodeMetadataLines({ node: m, labels: node.labels, nodeLocalCriSocket: cluster.nodeLocalCriSocket });
     });
-    return { create: renderScript(ctx.node.name, lines) };
+    return { create: renderScript(ctx.node.name, [...claims, ...lines]) };
   },
   stdin: {
     // Gate off: one endpoint line per member, in member order, each read by its member's lines.

@@ -34,6 +34,8 @@ export interface TestNode {
   gone?: boolean;
   /** The machine's hostname, when it is not the Node name (lab:nodes.<name>.hostname). */
   hostname?: string;
+  /** Which lab machine (127.0.0.(110 + slot)); default its index in the list, so a node taken out of the middle moves the later ones to other machines. */
+  slot?: number;
 }
 
 export const CONTAINERD = "unix:///run/containerd/containerd.sock";
@@ -66,7 +68,7 @@ export function writeStack(name: string, version: string, nodes: TestNode[], ext
     "kubeadm:nodes": nodes.map((n, i) => ({
       name: n.name,
       role: n.role,
-      host: address(i),
+      host: address(n.slot ?? i),
       ...(n.criSocket ? { criSocket: n.criSocket } : {}),
       ...(n.labels ? { labels: n.labels } : {}),
       ...(n.kubeletExtraArgs ? { kubeletExtraArgs: n.kubeletExtraArgs } : {}),

@@ -1,6 +1,10 @@
 /**
  * A worker whose machine is gone (`gone: true`): its Node object is deleted from the first control-plane
- * node, nothing is made to run on the machine, and its steps are kept and retained on delete.
+ * node, nothing is made to run on the machine, and its steps are kept and retained on delete. And the
+ * other create a later run must leave alone: a worker's own join-token, whose create ran nothing while
+ * its node joined in a wave, is not updated by the next run that sees the node joined (an upgrade re-runs
+ * prepare): its update would make a bootstrap token on the first control-plane node for nobody (e2e:
+ * test/lab/e2e/waves.test.ts).
  */
 jest.mock("@pulumi/command", () => require("../helpers/recordingCommand").recordingCommandModule());
 
@@ -55,4 +59,24 @@ test("retainOnDelete on the Cluster reaches every step (Pulumi passes only prote
   const steps = made.filter((m) => m.name.startsWith("r-") && m.args.create !== undefined);
   expect(steps.length).toBeGreaterThan(30);
   expect(steps.filter((m) => m.opts.retainOnDelete !== true).map((m) => m.name)).toEqual([]);
+});
+
+test("a worker's join-token ignores a change of its create alone (unset while joining, the script later); the other steps do not", async () => {
+  made.splice(0);
+  const c = new Cluster("c", clusterArgs());
+  await valueOf(c.nodes);
+  await settled();
+  const ignores = (name: string) => {
+    const m = made.find((x) => x.name === name);
+    if (m === undefined) throw new Error(`no command ${name}`);
+    return ((m.opts.ignoreChanges as string[] | undefined) ?? []).includes("create");
+  };
+  const workers = made.filter((m) => /^c-w[0-9]+-join-token$/.test(m.name)).map((m) => m.name);
+  expect(workers.length).toBeGreaterThan(0);
+  // Fails on 27ae950: no ignoreChanges on a worker's join-token.
+  for (const name of workers) expect({ name, ignores: ignores(name) }).toEqual({ name, ignores: true });
+  // The update still carries the script, so a real change of it (a rename's claims) still updates the step.
+  for (const name of workers) expect(String(made.find((m) => m.name === name)?.args.update)).toContain("kubeadm token create");
+  // A control-plane node's join-token, and the worker's other idle steps, keep their usual diff.
+  for (const name of ["c-cp2-join-token", "c-w1-upgrade", "c-w1-node-metadata"]) expect({ name, ignores: ignores(name) }).toEqual({ name, ignores: false });
 });

@@ -66,6 +66,15 @@ test("3 control-plane nodes + 20 workers, maxConcurrentJoins 10: 2 join waves, e
   for (const j of joins) expect(joins.filter((k) => k.start <= j.start && k.end > j.start).length).toBeLessThanOrEqual(10);
 });
 
+test("a wave's node-metadata claims every member before its first edit: an edit failing midway (a member's Node missing) leaves no member unclaimed, whose removal must still drain it", async () => {
+  const m = await program({ maxConcurrentJoins: 10, nodes: [...CPS, ...workers(W(1, 3))] });
+  const metadata = scriptOf(String(m.get("c-workers_1-node-metadata")?.inputs.create));
+  const lastClaim = Math.max(...W(1, 3).map((w) => metadata.indexOf(`pk_claim_once '${w}-node-metadata' 'c-${w}-node-metadata'`)));
+  expect(lastClaim).toBeGreaterThan(0);
+  // On 27ae950 each claim followed its member's edits: w1's failing `kubectl get node` left w2 and w3 unclaimed.
+  expect(metadata.indexOf("kubectl")).toBeGreaterThan(lastClaim);
+});
+
 test("a worker added: only the changed wave's steps change (a new wave here), no other wave's inputs", async () => {
   const before = await program({ maxConcurrentJoins: 10, nodes: [...CPS, ...workers(W(1, 20))] });
   const after = await program({ maxConcurrentJoins: 10, nodes: [...CPS, ...workers(W(1, 21))] });
