@@ -199,7 +199,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     const after = step.after.map(cmd);
     // The rollout line's waits, decided by what the nodes reported in their prepare steps.
     const line = step.line;
-    const lineNodes = line === undefined ? [] : [...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node] : [])];
+    const lineNodes = line === undefined ? [] : [...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node, line.window.firstControlPlane] : [])];
     const dependsOn =
       line === undefined
         ? after

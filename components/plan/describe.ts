@@ -9,7 +9,7 @@ function lineWords(line: LineWait | undefined): string[] {
   const words = (line.ready ?? []).map((n) => `after ${n.unitDone} if ${n.node} had joined before this run, else after ${n.joining}`);
   const w = line.window;
   if (w?.waitFor !== undefined) {
-    words.push(`if ${w.node} had joined before this run: after ${w.waitFor.unitDone} (at most ${w.size} worker unit(s) at once, in line order)`);
+    words.push(`if ${w.node} or ${w.firstControlPlane} had joined before this run: after ${w.waitFor.unitDone} (at most ${w.size} worker unit(s) at once, in line order)`);
   }
   return words;
 }

@@ -179,7 +179,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       waveMaterial !== undefined ? { material: waveMaterial } : undefined,
     );
     const waitFor = inLine[inLine.length - workerWindow];
-    unit(node, [joined], { window: { node: node.name, size: workerWindow, ...(waitFor !== undefined ? { waitFor } : {}) } });
+    unit(node, [joined], { window: { node: node.name, firstControlPlane: cp1, size: workerWindow, ...(waitFor !== undefined ? { waitFor } : {}) } });
     if (k !== undefined && members[members.length - 1] === node.name) {
       add(first, cp1, waveMetadata, members.map((m) => stepId(m, "node-metadata")), undefined, { members }, stepId(waveId(k), waveMetadata.action));
     }
@@ -200,13 +200,14 @@ export function waveId(k: number): string {
 /**
  * The steps a step's `line` makes it wait for, given which nodes had joined the cluster before this run
  * (their `prepare` report): a node ahead that had joined is waited for until its unit is done, one that
- * had not until it joined; a worker that had joined waits for the unit of the `size`-th nearest earlier
- * worker (`window.waitFor`); a worker that joins in this run waits in no window (its unit cordons nothing).
+ * had not until it joined; a worker waits for the unit of the `size`-th nearest earlier worker
+ * (`window.waitFor`) when it or the first control-plane node had joined (the cluster existed: a worker
+ * joining it holds its place in the window), and in no window in a new cluster (nothing is rolled out).
  */
 export function lineAfter(line: LineWait | undefined, joined: (node: string) => boolean): string[] {
   if (line === undefined) return [];
   const ready = (line.ready ?? []).map((n) => (joined(n.node) ? n.unitDone : n.joining));
   const w = line.window;
-  if (w === undefined || w.waitFor === undefined || !joined(w.node)) return ready;
+  if (w === undefined || w.waitFor === undefined || !(joined(w.node) || joined(w.firstControlPlane))) return ready;
   return [...ready, w.waitFor.unitDone];
 }

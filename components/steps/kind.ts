@@ -75,15 +75,16 @@ export interface LineWait {
   /** Wait for each of these nodes to be at the target (`unitDone` if it had joined, else `joining`). */
   ready?: LineNode[];
   /**
-   * Only when this step's node (`node`) had joined before this run: wait for the unit of `waitFor`, the
-   * `size`-th nearest earlier worker in line order (none for the first `size` workers), a sliding window
-   * of `size` units. One node, whatever the cluster's size: the program's Outputs and the state's
-   * dependencies grow linearly with the nodes (waiting on the reports of every earlier worker made both
-   * quadratic: 1000 nodes ran out of memory). A worker that joins in this run holds its place in the window
-   * until it joined (its unit runs no command), so a run that adds workers while it upgrades others rolls
-   * out fewer than `size` units at times, never more.
+   * When this step's node (`node`) or the first control-plane node (`firstControlPlane`: the cluster
+   * existed, so this run may roll something out) had joined before this run: wait for the unit of
+   * `waitFor`, the `size`-th nearest earlier worker in line order (none for the first `size` workers), a
+   * sliding window of `size` units over every worker, the ones joining in this run included (their units
+   * run no command but keep their place, so at most `size` units that roll something out run at once). In
+   * a new cluster no worker waits in a window (nothing is rolled out). Two nodes' reports, whatever the
+   * cluster's size: the program's Outputs and the state's dependencies grow linearly with the nodes
+   * (waiting on the reports of every earlier worker made both quadratic: 1000 nodes ran out of memory).
    */
-  window?: { node: string; size: number; waitFor?: LineNode };
+  window?: { node: string; firstControlPlane: string; size: number; waitFor?: LineNode };
 }
 
 /** Settings of the cluster that shape the scripts (plain values, defaults applied). */

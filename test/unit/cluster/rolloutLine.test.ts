@@ -79,7 +79,7 @@ test("a cluster that had been made: the kubeadm-config read and edit run their s
   expect(String(reg("c-cp1-cluster-config").inputs.stdin)).toMatch(/\nmanifest [A-Za-z0-9+/=]+\n/);
 });
 
-test("nodes that had joined keep the line: units of member workers one at a time; a worker that joins in this run waits for no unit and holds its place in the window until it joined", async () => {
+test("nodes that had joined keep the line: units of member workers one at a time; a worker that joins the cluster in this run holds its place in the window", async () => {
   await up((n) => n !== "w2");
   for (const n of ["cp1", "w1", "w3"]) expect(typeof reg(`c-${n}-upgrade`).inputs.create).toBe("string");
   expect(reg("c-w2-upgrade").inputs.create).toBeUndefined();
@@ -87,22 +87,27 @@ test("nodes that had joined keep the line: units of member workers one at a time
   expect(reg("c-cp2-join-token").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
   for (const w of WORKERS) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
-  // w3 waits for w2 (new: its unit, which runs no command, after its join); w2's unit waits for no other unit.
+  // w2 (new, joining a cluster that existed) keeps its place: its unit (no command) waits for w1's, and
+  // w3 for w2's, so w1's and w3's units never overlap.
+  expect(reg("c-w2-upgrade").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
   expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w2-node-metadata").end);
   expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w2-join").end);
   expect(reg("c-w4-upgrade").start).toBeGreaterThan(reg("c-w3-node-metadata").end);
-  expect(reg("c-w2-upgrade").start).toBeLessThan(reg("c-w1-node-metadata").end);
   const members = ["w1", "w3", "w4", "w5"].map((w) => [reg(`c-${w}-upgrade`).start, reg(`c-${w}-node-metadata`).end] as const);
   for (const [start] of members) expect(members.filter(([a, b]) => a <= start && b > start).length).toBe(1);
 });
 
-test("lineAfter: a worker that had joined waits for the unit of the worker `size` places before it; one that joins in this run waits in no window; a node ahead is waited for until its unit is done, or its join when it joins in this run", () => {
+test("lineAfter: a worker waits for the unit of the worker `size` places before it when it or the first control-plane node had joined (a joining worker holds its place), in no window in a new cluster; a node ahead is waited for until its unit is done, or its join when it joins in this run", () => {
   const ln = (n: string) => ({ node: n, unitDone: `${n}-node-metadata`, joining: `${n}-join` });
-  const window = { node: "e", size: 2, waitFor: ln("c") };
+  const window = { node: "e", firstControlPlane: "cp", size: 2, waitFor: ln("c") };
   expect(lineAfter({ window }, () => true)).toEqual(["c-node-metadata"]);
   expect(lineAfter({ window }, (n) => n !== "c")).toEqual(["c-node-metadata"]);
-  expect(lineAfter({ window }, (n) => n !== "e")).toEqual([]);
-  expect(lineAfter({ window: { node: "a", size: 2 } }, () => true)).toEqual([]);
+  // Joining a cluster that existed: it keeps its place, so the window holds around it.
+  expect(lineAfter({ window }, (n) => n !== "e")).toEqual(["c-node-metadata"]);
+  expect(lineAfter({ window }, (n) => n === "e")).toEqual(["c-node-metadata"]);
+  // A new cluster: nothing to roll out, no window.
+  expect(lineAfter({ window }, () => false)).toEqual([]);
+  expect(lineAfter({ window: { node: "a", firstControlPlane: "cp", size: 2 } }, () => true)).toEqual([]);
   expect(lineAfter({ ready: [ln("x")] }, () => true)).toEqual(["x-node-metadata"]);
   expect(lineAfter({ ready: [ln("x")] }, () => false)).toEqual(["x-join"]);
   expect(lineAfter(undefined, () => true)).toEqual([]);
