@@ -64,7 +64,8 @@ async function run(mode: Mode, args: string[]): Promise<number> {
   // The CLI's preview text leaves out the engine's diagnostics (the component's warnings, a refusal):
   // print them, and what failed.
   if (!quiet && mode === "preview") for (const d of result.diagnostics) process.stderr.write(`lab: ${d}\n`);
-  if (!result.ok) process.stderr.write(`lab: ${mode} failed${result.error !== undefined ? `: ${result.error}` : ""}\n`);
+  // The Automation API's error repeats the CLI's whole output: when that was printed as it came, only say so.
+  if (!result.ok) process.stderr.write(`lab: ${mode} failed${quiet && result.error !== undefined ? `: ${result.error}` : " (the CLI's output above says why)"}\n`);
   return result.ok ? 0 : 1;
 }
 
