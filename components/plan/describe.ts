@@ -9,7 +9,8 @@ function lineWords(line: LineWait | undefined): string[] {
   const words = (line.ready ?? []).map((n) => `after ${n.unitDone} if ${n.node} had joined before this run, else after ${n.joining}`);
   const w = line.window;
   if (w?.waitFor !== undefined) {
-    words.push(`if ${w.node} or ${w.firstControlPlane} had joined before this run: after ${w.waitFor.unitDone} (at most ${w.size} worker unit(s) at once, in line order)`);
+    const why = w.until === "unitDone" ? `at most ${w.size} worker(s) cordoned at once, in line order` : `kubeadm's files here while ${w.waitFor.node} finishes its unit`;
+    words.push(`if ${w.node} or ${w.firstControlPlane} had joined before this run: after ${w.waitFor[w.until]} (${why})`);
   }
   return words;
 }
@@ -39,7 +40,7 @@ export function checkPlanOrder(steps: Step[]): void {
   const seen = new Set<string>();
   for (const s of steps) {
     if (seen.has(s.id)) throw new Error(`plan: step ${s.id} appears twice`);
-    const line = [...(s.line?.ready ?? []).flatMap((n) => [n.unitDone, n.joining]), ...(s.line?.window?.waitFor ? [s.line.window.waitFor.unitDone] : [])];
+    const line = [...(s.line?.ready ?? []).flatMap((n) => [n.unitDone, n.joining]), ...(s.line?.window?.waitFor ? [s.line.window.waitFor[s.line.window.until]] : [])];
     for (const a of [...s.after, ...line]) {
       if (!seen.has(a)) throw new Error(`plan: step ${s.id} runs after ${a}, which is not an earlier step`);
     }

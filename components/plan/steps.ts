@@ -66,7 +66,8 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    `maxConcurrentJoins` at a time, ids `workers_<n>`): each wave's `join-material` (ONE bootstrap token
  *    for its members, on the first control-plane node) after the joins of the wave before and its members'
  *    own `join-token` (which runs no command on a worker that joins in this run), each member's `join`
- *    with that material, then their units, at most `maxUnavailableWorkers` at once: `upgrade`, `drain` (a
+ *    with that material, then their units, at most `maxUnavailableWorkers` cordoned at once: `upgrade`
+ *    (kubeadm's files only; it runs while the worker that many places ahead finishes its unit), `drain` (a
  *    new kubelet version or a runtime switch), `kubelet`, `node-metadata` (no command on a
  *    worker that joins in this run); then the wave's `node-metadata` (every member's Node edits in one
  *    session, after the members' own). A change of a wave's members replaces its two steps.
@@ -116,14 +117,16 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   /**
    * A node's rollout unit after `after` (kubeadm's order: kubeadm, drain, kubelet), two sessions on the
    * node (`upgrade`, `kubelet`) and two on the first control-plane node; returns the id of its last step.
+   * A worker's `window`: its `drain` waits for the unit of the worker ahead in the window (at most `size`
+   * cordoned), its `upgrade` only for that worker's drain (it runs while that unit finishes).
    */
-  const unit = (node: ValidNode, after: string[], line?: LineWait): string => {
-    const upgraded = add(node, node.name, upgrade, after, line);
-    const drained = add(node, cp1, drain, [upgraded]);
+  const unit = (node: ValidNode, after: string[], window?: Omit<NonNullable<LineWait["window"]>, "until">): string => {
+    const upgraded = add(node, node.name, upgrade, after, window === undefined ? undefined : { window: { ...window, until: "drained" } });
+    const drained = add(node, cp1, drain, [upgraded], window === undefined ? undefined : { window: { ...window, until: "unitDone" } });
     const kubeletDone = add(node, node.name, kubelet, [drained]);
     return add(node, cp1, node.role === "worker" ? workerNodeMetadata : nodeMetadata, [kubeletDone]);
   };
-  const lineNode = (node: ValidNode, joining: string): LineNode => ({ node: node.name, unitDone: stepId(node.name, "node-metadata"), joining });
+  const lineNode = (node: ValidNode, joining: string): LineNode => ({ node: node.name, unitDone: stepId(node.name, "node-metadata"), joining, drained: stepId(node.name, "drain") });
 
   // Every node's prepare (which checks kubeadm's version rules there) before anything changes.
   const prepared = cluster.nodes.map((node) => add(node, node.name, prepare, []));
@@ -179,7 +182,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       waveMaterial !== undefined ? { material: waveMaterial } : undefined,
     );
     const waitFor = inLine[inLine.length - workerWindow];
-    unit(node, [joined], { window: { node: node.name, firstControlPlane: cp1, size: workerWindow, ...(waitFor !== undefined ? { waitFor } : {}) } });
+    unit(node, [joined], { node: node.name, firstControlPlane: cp1, size: workerWindow, ...(waitFor !== undefined ? { waitFor } : {}) });
     if (k !== undefined && members[members.length - 1] === node.name) {
       add(first, cp1, waveMetadata, members.map((m) => stepId(m, "node-metadata")), undefined, { members }, stepId(waveId(k), waveMetadata.action));
     }
@@ -209,5 +212,5 @@ export function lineAfter(line: LineWait | undefined, joined: (node: string) => 
   const ready = (line.ready ?? []).map((n) => (joined(n.node) ? n.unitDone : n.joining));
   const w = line.window;
   if (w === undefined || w.waitFor === undefined || !(joined(w.node) || joined(w.firstControlPlane))) return ready;
-  return [...ready, w.waitFor.unitDone];
+  return [...ready, w.waitFor[w.until]];
 }

@@ -64,6 +64,8 @@ export interface LineNode {
    * out): its `join`; for the first control-plane node, `cluster-config` after `init`.
    */
   joining: string;
+  /** Its `drain` step: once done, the node is cordoned and drained (a worker's window lets the next `upgrade` start). */
+  drained: string;
 }
 
 /**
@@ -75,16 +77,23 @@ export interface LineWait {
   /** Wait for each of these nodes to be at the target (`unitDone` if it had joined, else `joining`). */
   ready?: LineNode[];
   /**
-   * When this step's node (`node`) or the first control-plane node (`firstControlPlane`: the cluster
-   * existed, so this run may roll something out) had joined before this run: wait for the unit of
-   * `waitFor`, the `size`-th nearest earlier worker in line order (none for the first `size` workers), a
-   * sliding window of `size` units over every worker, the ones joining in this run included (their units
-   * run no command but keep their place, so at most `size` units that roll something out run at once). In
-   * a new cluster no worker waits in a window (nothing is rolled out). Two nodes' reports, whatever the
+   * The worker window, a sliding window of `size` places over every worker in line order, the ones
+   * joining in this run included (their units run no command but keep their place). When this step's
+   * node (`node`) or the first control-plane node (`firstControlPlane`) had joined before this run (the
+   * cluster existed, so this run may roll something out), wait for `waitFor`, the `size`-th nearest
+   * earlier worker (none for the first `size` workers), up to the stage `until`:
+   * - on a worker's `drain`, `unitDone`: at most `size` workers between their drain and their uncordon
+   *   (cordoned) at once, as `maxUnavailableWorkers` says;
+   * - on a worker's `upgrade` (the kubeadm package and `kubeadm upgrade node`: files only, the kubelet
+   *   keeps running its old binary until its `kubelet` step), `drained`: it runs while the worker ahead of
+   *   it in the window finishes its unit, so the drain that follows does not wait for it; at most `size`
+   *   workers are upgraded ahead of the cordoned ones (a failure stops the rollout with at most that many
+   *   workers whose kubelet waits for its step).
+   * In a new cluster no worker waits in a window (nothing is rolled out). Two nodes' reports, whatever the
    * cluster's size: the program's Outputs and the state's dependencies grow linearly with the nodes
    * (waiting on the reports of every earlier worker made both quadratic: 1000 nodes ran out of memory).
    */
-  window?: { node: string; firstControlPlane: string; size: number; waitFor?: LineNode };
+  window?: { node: string; firstControlPlane: string; size: number; waitFor?: LineNode; until: "drained" | "unitDone" };
 }
 
 /** Settings of the cluster that shape the scripts (plain values, defaults applied). */

@@ -4,6 +4,8 @@
  * config, flag) match kubeadm-facts.md; the kubeadm-config ConfigMap holds the gate as asked; no node
  * is upgraded twice.
  */
+import { writeFileSync } from "fs";
+import { hostPathOf } from "../nodes";
 import { CONTAINERD, LAB_DIR, LAB_INSTALLS, MIXED, MIXED_ENDPOINTS, clusterConfiguration, criStates, expectedCriStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack, E2E_TEST_LIMIT_MS } from "./helpers";
 import type { E2eRun } from "./helpers";
 
@@ -120,6 +122,32 @@ test("a drain that fails on the second worker stops the rollout there; a re-run 
   expect(nodeFile("worker-2", "/etc/lab-node/kubelet-version")).toBe("v1.34.2\n");
   expect(Object.values(storeNodes()).map((n) => n.spec.unschedulable ?? false)).toEqual([false, false, false, false, false, false]);
   expect(criStates(["worker-2"])).toEqual({ "worker-2": expectedCriStates({ "worker-2": MIXED_ENDPOINTS["worker-2"] as string }, true)["worker-2"] });
+});
+
+test("a worker's kubeadm upgrade runs while the worker ahead finishes its unit: when that worker's kubelet fails, the next one has its kubeadm files and nothing more (not drained, kubelet untouched), the one after it is untouched; a re-run finishes, no node upgraded twice", async () => {
+  const nodes = [...MIXED, { name: "worker-3", role: "worker" as const, criSocket: CONTAINERD, runtimes: ["containerd"] }];
+  const at = (version: string) => writeStack("lookahead", version, nodes, LAB_INSTALLS);
+  await labUp(at("v1.33.2"));
+  ok(await run(at("v1.33.2")));
+  writeFileSync(hostPathOf(LAB_DIR, "worker-1", "/etc/lab-node/fail-once"), "kubelet-start\n");
+
+  const first = await run(at("v1.34.2"));
+  expect(first.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-1-kubelet"]);
+  // Fails on 73a2577: worker-2's upgrade waited for worker-1's whole unit, so it had not run.
+  expect(upgrades().map((e) => e.split(" ")[0])).toEqual(["cp-1", "cp-2", "cp-3", "worker-1", "worker-2"]);
+  // The window holds: worker-2 waits for worker-1's unit before its drain; worker-1 stays cordoned.
+  const ran = (name: string) => (first.resources.find((r) => r.name === name)?.ran.length ?? 0) > 0;
+  expect({ drain2: ran("e2e-worker-2-drain"), kubelet2: ran("e2e-worker-2-kubelet"), upgrade3: ran("e2e-worker-3-upgrade") }).toEqual({ drain2: false, kubelet2: false, upgrade3: false });
+  const store = storeNodes();
+  expect([store["worker-1"]?.spec.unschedulable ?? false, store["worker-2"]?.spec.unschedulable ?? false, store["worker-3"]?.spec.unschedulable ?? false]).toEqual([true, false, false]);
+  expect([nodeFile("worker-2", "/etc/lab-node/kubeadm-version"), nodeFile("worker-2", "/etc/lab-node/kubelet-version")]).toEqual(["v1.34.2\n", "v1.33.2\n"]);
+  expect(nodeFile("worker-3", "/etc/lab-node/kubeadm-version")).toBe("v1.33.2\n");
+
+  const second = await run(at("v1.34.2"));
+  ok(second);
+  expect(upgrades().map((e) => e.split(" ")[0])).toEqual(["cp-1", "cp-2", "cp-3", "worker-1", "worker-2", "worker-3"]);
+  expect(["worker-1", "worker-2", "worker-3"].map((n) => nodeFile(n, "/etc/lab-node/kubelet-version"))).toEqual(["v1.34.2\n", "v1.34.2\n", "v1.34.2\n"]);
+  expect(Object.values(storeNodes()).map((n) => n.spec.unschedulable ?? false)).toEqual([false, false, false, false, false, false]);
 });
 
 test("a node whose declared runtime is gone (switched by hand): the toggle stops at its prepare step, naming the node and the socket, before any file changes", async () => {

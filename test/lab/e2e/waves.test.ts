@@ -86,7 +86,7 @@ test("a wave's node-metadata that failed at its first member: removing the secon
 const worker = (name: string, slot: number): TestNode => ({ name, role: "worker", criSocket: CONTAINERD, runtimes: ["containerd"], slot });
 const ALL: TestNode[] = [{ ...(NODES[0] as TestNode), slot: 0 }, worker("worker-1", 1), worker("worker-2", 2), worker("worker-3", 3)];
 
-test("the worker window under an upgrade that also adds a worker between two joined ones: one worker in its unit at a time", async () => {
+test("the worker window under an upgrade that also adds a worker between two joined ones: one worker cordoned at a time", async () => {
   await labUp(stack("v1.34.2", ALL), { upgradeNode: 3 });
   ok(await run(stack("v1.34.2", ALL.filter((n) => n.name !== "worker-2"))));
   const upgraded = await run(stack("v1.35.0", ALL));
@@ -97,8 +97,8 @@ test("the worker window under an upgrade that also adds a worker between two joi
     if (s === undefined) throw new Error(`no step ${name}`);
     return s;
   };
-  // worker-1's unit (upgrade .. node-metadata) and worker-3's, maxUnavailableWorkers 1 (the default).
-  const unitOf = (w: string) => ({ start: step(`e2e-${w}-upgrade`).startedAt, end: step(`e2e-${w}-node-metadata`).endedAt ?? Infinity });
+  // worker-1 and worker-3 cordoned (drain .. node-metadata), maxUnavailableWorkers 1 (the default).
+  const unitOf = (w: string) => ({ start: step(`e2e-${w}-drain`).startedAt, end: step(`e2e-${w}-node-metadata`).endedAt ?? Infinity });
   const w1 = unitOf("worker-1");
   const w3 = unitOf("worker-3");
   // Fails on 27ae950: worker-3 waits for worker-2's unit only (maxUnavailableWorkers places before it),

@@ -86,11 +86,16 @@ test("the rollout line does not depend on anything the caller passes: workers at
   expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   expect(reg("c-cp3-upgrade").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
   for (const w of workers) expect(reg(`c-${w.name}-upgrade`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
-  expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
-  expect(reg("c-w5-upgrade").start).toBeGreaterThan(reg("c-w3-node-metadata").end);
-  // No moment with more than 2 workers between their unit's first step and its last.
-  const spans = workers.map((w) => [reg(`c-${w.name}-upgrade`).start, reg(`c-${w.name}-node-metadata`).end] as const);
-  for (const [start] of spans) expect(spans.filter(([a, b]) => a <= start && b > start).length).toBeLessThanOrEqual(2);
+  expect(reg("c-w3-drain").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
+  expect(reg("c-w5-drain").start).toBeGreaterThan(reg("c-w3-node-metadata").end);
+  expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w1-drain").end);
+  expect(reg("c-w5-upgrade").start).toBeGreaterThan(reg("c-w3-drain").end);
+  // No moment with more than 2 workers between their drain and their uncordon (node-metadata), and none
+  // with more than 2 upgraded ahead of them (between their upgrade and their drain).
+  for (const [from, to] of [["drain", "node-metadata"], ["upgrade", "drain"]]) {
+    const spans = workers.map((w) => [reg(`c-${w.name}-${from}`).start, reg(`c-${w.name}-${to}`).end] as const);
+    for (const [start] of spans) expect(spans.filter(([a, b]) => a <= start && b > start).length).toBeLessThanOrEqual(2);
+  }
 });
 
 test("no resource input holds the clock: the same program at two times registers the same inputs", async () => {
@@ -148,7 +153,8 @@ test("describePlan lists every step of the desired state in order, known without
   expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token, workers_1-join-material)");
   expect(plan[index("workers_1-node-metadata")]).toContain("c-workers_1-node-metadata (on cp1, after w1-node-metadata, w2-node-metadata): for w1 and w2, in one session:");
   expect(index("workers_1-node-metadata")).toBe(plan.length - 1);
-  expect(plan[index("w2-upgrade")]).toContain("(after w2-join; if w2 or cp1 had joined before this run: after w1-node-metadata (at most 1 worker unit(s) at once, in line order))");
+  expect(plan[index("w2-upgrade")]).toContain("(after w2-join; if w2 or cp1 had joined before this run: after w1-drain (kubeadm's files here while w1 finishes its unit))");
+  expect(plan[index("w2-drain")]).toContain("(on cp1, after w2-upgrade; if w2 or cp1 had joined before this run: after w1-node-metadata (at most 1 worker(s) cordoned at once, in line order))");
   expect(plan[index("cp1-upgrade")]).toContain("(after cp1-cluster-config): to v1.33.2: if the node is not at v1.33.2: the kubeadm package, kubeadm upgrade apply v1.33.2");
   expect(plan[index("cp1-init")]).toContain("(after cp1-prepare, cp2-prepare, cp3-prepare, w1-prepare, w2-prepare)");
   expect(plan[index("cp1-init")]).toContain("kubeadm init v1.33.2 (NodeLocalCRISocket not in effect");

@@ -79,7 +79,7 @@ test("a cluster that had been made: the kubeadm-config read and edit run their s
   expect(String(reg("c-cp1-cluster-config").inputs.stdin)).toMatch(/\nmanifest [A-Za-z0-9+/=]+\n/);
 });
 
-test("nodes that had joined keep the line: units of member workers one at a time; a worker that joins the cluster in this run holds its place in the window", async () => {
+test("nodes that had joined keep the line: member workers cordoned one at a time, each upgraded after the one ahead was drained; a worker that joins the cluster in this run holds its place in the window", async () => {
   await up((n) => n !== "w2");
   for (const n of ["cp1", "w1", "w3"]) expect(typeof reg(`c-${n}-upgrade`).inputs.create).toBe("string");
   expect(reg("c-w2-upgrade").inputs.create).toBeUndefined();
@@ -87,27 +87,44 @@ test("nodes that had joined keep the line: units of member workers one at a time
   expect(reg("c-cp2-join-token").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
   for (const w of WORKERS) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
-  // w2 (new, joining a cluster that existed) keeps its place: its unit (no command) waits for w1's, and
-  // w3 for w2's, so w1's and w3's units never overlap.
-  expect(reg("c-w2-upgrade").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
-  expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w2-node-metadata").end);
+  // w2 (new, joining a cluster that existed) keeps its place: its drain (no command) waits for w1's
+  // unit, and w3's for w2's, so w1 and w3 are never cordoned at the same time; each upgrade waits for
+  // the drain of the worker ahead.
+  for (const [ahead, w] of [["w1", "w2"], ["w2", "w3"], ["w3", "w4"], ["w4", "w5"]] as const) {
+    expect(reg(`c-${w}-drain`).start).toBeGreaterThan(reg(`c-${ahead}-node-metadata`).end);
+    expect(reg(`c-${w}-upgrade`).start).toBeGreaterThan(reg(`c-${ahead}-drain`).end);
+  }
   expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w2-join").end);
-  expect(reg("c-w4-upgrade").start).toBeGreaterThan(reg("c-w3-node-metadata").end);
-  const members = ["w1", "w3", "w4", "w5"].map((w) => [reg(`c-${w}-upgrade`).start, reg(`c-${w}-node-metadata`).end] as const);
-  for (const [start] of members) expect(members.filter(([a, b]) => a <= start && b > start).length).toBe(1);
+  const cordoned = ["w1", "w3", "w4", "w5"].map((w) => [reg(`c-${w}-drain`).start, reg(`c-${w}-node-metadata`).end] as const);
+  for (const [start] of cordoned) expect(cordoned.filter(([a, b]) => a <= start && b > start).length).toBe(1);
 });
 
-test("lineAfter: a worker waits for the unit of the worker `size` places before it when it or the first control-plane node had joined (a joining worker holds its place), in no window in a new cluster; a node ahead is waited for until its unit is done, or its join when it joins in this run", () => {
-  const ln = (n: string) => ({ node: n, unitDone: `${n}-node-metadata`, joining: `${n}-join` });
-  const window = { node: "e", firstControlPlane: "cp", size: 2, waitFor: ln("c") };
+test("the worker window in the plan: a worker's drain waits for the unit of the worker maxUnavailableWorkers places ahead, its upgrade only for that worker's drain (so it runs while that unit ends)", async () => {
+  const { buildPlan } = await import("../../../components/plan/steps");
+  const { validateCluster } = await import("../../../components/kubeadm/validate");
+  const nodes = ["cp1", ...WORKERS].map((name, i) => ({ name, role: i === 0 ? "control-plane" : "worker", host: `10.0.0.${i + 1}`, port: 22, user: "root", hostGiven: true }));
+  for (const size of [1, 2]) {
+    const steps = buildPlan(validateCluster({ kubernetesVersion: "v1.34.2", nodes, controlPlaneEndpoint: "10.0.0.1:6443" } as never), { maxUnavailableWorkers: size });
+    const waits = (id: string, joined = true) => lineAfter(steps.find((s) => s.id === id)?.line, () => joined);
+    const ahead = WORKERS[4 - size] as string;
+    expect({ size, upgrade: waits("w5-upgrade"), drain: waits("w5-drain"), kubelet: waits("w5-kubelet") }).toEqual({ size, upgrade: [`${ahead}-drain`], drain: [`${ahead}-node-metadata`], kubelet: [] });
+    // A new cluster: no window on either.
+    expect([waits("w5-upgrade", false), waits("w5-drain", false)]).toEqual([[], []]);
+  }
+});
+
+test("lineAfter: a worker waits for the worker `size` places before it, up to the window's stage, when it or the first control-plane node had joined (a joining worker holds its place), in no window in a new cluster; a node ahead is waited for until its unit is done, or its join when it joins in this run", () => {
+  const ln = (n: string) => ({ node: n, unitDone: `${n}-node-metadata`, joining: `${n}-join`, drained: `${n}-drain` });
+  const window = { node: "e", firstControlPlane: "cp", size: 2, waitFor: ln("c"), until: "unitDone" as const };
   expect(lineAfter({ window }, () => true)).toEqual(["c-node-metadata"]);
+  expect(lineAfter({ window: { ...window, until: "drained" } }, () => true)).toEqual(["c-drain"]);
   expect(lineAfter({ window }, (n) => n !== "c")).toEqual(["c-node-metadata"]);
   // Joining a cluster that existed: it keeps its place, so the window holds around it.
   expect(lineAfter({ window }, (n) => n !== "e")).toEqual(["c-node-metadata"]);
   expect(lineAfter({ window }, (n) => n === "e")).toEqual(["c-node-metadata"]);
   // A new cluster: nothing to roll out, no window.
   expect(lineAfter({ window }, () => false)).toEqual([]);
-  expect(lineAfter({ window: { node: "a", firstControlPlane: "cp", size: 2 } }, () => true)).toEqual([]);
+  expect(lineAfter({ window: { node: "a", firstControlPlane: "cp", size: 2, until: "unitDone" } }, () => true)).toEqual([]);
   expect(lineAfter({ ready: [ln("x")] }, () => true)).toEqual(["x-node-metadata"]);
   expect(lineAfter({ ready: [ln("x")] }, () => false)).toEqual(["x-join"]);
   expect(lineAfter(undefined, () => true)).toEqual([]);
@@ -131,7 +148,7 @@ test("the plan grows linearly: each worker's window names one node, whatever the
   const workers = Array.from({ length: 300 }, (_, i) => ({ name: `w${i}`, role: "worker", host: `10.0.${1 + (i >> 8)}.${i & 255}`, port: 22, user: "root", hostGiven: true }));
   const nodes = [{ name: "cp1", role: "control-plane", host: "10.0.0.1", port: 22, user: "root", hostGiven: true }, ...workers];
   const steps = buildPlan(validateCluster({ kubernetesVersion: "v1.34.2", nodes, controlPlaneEndpoint: "10.0.0.1:6443" } as never), { maxUnavailableWorkers: 3 });
-  const windows = steps.flatMap((s) => (s.line?.window ? [s.line.window] : []));
+  const windows = steps.flatMap((s) => (s.line?.window && s.action === "drain" ? [s.line.window] : []));
   expect(windows.length).toBe(300);
   // Each window is one record of a node to wait for (JSON of the line: no list of earlier workers).
   expect(Math.max(...windows.map((w) => JSON.stringify(w).length))).toBeLessThan(200);
