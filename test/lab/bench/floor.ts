@@ -7,11 +7,13 @@
  *   to ~/.kube/config, as the docs say), its printed join command and certificate key reused; the
  *   other control-plane nodes `kubeadm join --control-plane` one after another; then every worker's
  *   `kubeadm join` at the same time.
- * - upgrade: on the first control-plane node the kubeadm package, `kubeadm upgrade apply -y`, the
- *   kubelet package and a kubelet restart; on each other control-plane node in turn the same with
- *   `kubeadm upgrade node`; then per batch of `maxUnavailable` workers: their drains (kubectl on the
- *   first control-plane node, one session, side by side), on each worker at once the same as on a
- *   control-plane node, then their uncordons (one session). The packages are the lab's install commands
+ * - upgrade: the first control-plane node drained (kubectl there), then on it the kubeadm package,
+ *   `kubeadm upgrade apply -y`, the kubelet package and a kubelet restart, then its uncordon; each other
+ *   control-plane node in turn the same with `kubeadm upgrade node` (kubeadm's upgrade guide drains and
+ *   uncordons control-plane nodes too, around their kubelet); then per batch of `maxUnavailable` workers:
+ *   their drains (kubectl on the first control-plane node, one session, side by side), on each worker at
+ *   once the same as on a control-plane node, then their uncordons (one session). Each node's drain comes
+ *   before its `kubeadm upgrade` rather than after it (kubeadm's guide): one session per node fewer. The packages are the lab's install commands
  *   (the ones the bench stack gives the component).
  */
 import { runOnNode } from "../nodes";
@@ -102,12 +104,14 @@ export function provisionFloor(c: BenchCluster, version: string): Promise<FloorR
 export function upgradeFloor(c: BenchCluster, target: string, maxUnavailable: number): Promise<FloorRun> {
   const [first, ...otherCps] = controlPlaneNames(c) as [string, ...string[]];
   return timed(c, async () => {
-    await ssh(first, upgradeNodeCommand(target, `kubeadm upgrade apply -y ${target}`));
-    for (const cp of otherCps) await ssh(cp, upgradeNodeCommand(target, "kubeadm upgrade node"));
-    for (const batch of batches(workerNames(c), maxUnavailable)) {
-      await ssh(first, sideBySide(batch.map((w) => `kubectl drain ${w} --ignore-daemonsets --delete-emptydir-data`)));
-      await Promise.all(batch.map((w) => ssh(w, upgradeNodeCommand(target, "kubeadm upgrade node"))));
-      await ssh(first, sideBySide(batch.map((w) => `kubectl uncordon ${w}`)));
-    }
+    // Drained, upgraded (kubeadm and kubelet in one session), uncordoned: a batch of nodes at a time.
+    const roll = async (batch: string[], kubeadm: string) => {
+      await ssh(first, sideBySide(batch.map((n) => `kubectl drain ${n} --ignore-daemonsets --delete-emptydir-data`)));
+      await Promise.all(batch.map((n) => ssh(n, upgradeNodeCommand(target, kubeadm))));
+      await ssh(first, sideBySide(batch.map((n) => `kubectl uncordon ${n}`)));
+    };
+    await roll([first], `kubeadm upgrade apply -y ${target}`);
+    for (const cp of otherCps) await roll([cp], "kubeadm upgrade node");
+    for (const batch of batches(workerNames(c), maxUnavailable)) await roll(batch, "kubeadm upgrade node");
   });
 }
