@@ -59,7 +59,9 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    kubelet files, restart, check), `node-metadata` (uncordon what this component cordoned); then `kubeconfig` (read after the upgrade,
  *    which renews the admin certificate);
  * 3. each other control-plane node, one at a time: `join-token` (made on the first control-plane node)
- *    after the node before it is at the target, `join` (once), then its unit (`kubeadm upgrade node`): a
+ *    after the node before it ran its `kubeadm upgrade` and was drained (its kubelet and uncordon go on
+ *    beside), `join` (once), then its unit (`kubeadm upgrade node`), whose `drain` waits for the node
+ *    before it to be at the target (its unit done): one control-plane node cordoned at a time; a
  *    control-plane node added in the same `up` as a version change joins a control plane already at
  *    the target;
  * 4. workers once the control plane is at the target, in join waves (the workers not gone, in plan order,
@@ -121,9 +123,9 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
    * A worker's `window`: its `drain` waits for the unit of the worker ahead in the window (at most `size`
    * cordoned), its `upgrade` only for that worker's drain (it runs while that unit finishes).
    */
-  const unit = (node: ValidNode, after: string[], window?: Omit<NonNullable<LineWait["window"]>, "until">): string => {
-    const upgraded = add(node, node.name, upgrade, after, window === undefined ? undefined : { window: { ...window, until: "drained" } });
-    const drained = add(node, cp1, drain, [upgraded], window === undefined ? undefined : { window: { ...window, until: "unitDone" } });
+  const unit = (node: ValidNode, after: string[], upgradeLine?: LineWait, drainLine?: LineWait): string => {
+    const upgraded = add(node, node.name, upgrade, after, upgradeLine);
+    const drained = add(node, cp1, drain, [upgraded], drainLine);
     const kubeletDone = add(node, node.name, kubelet, [drained]);
     return add(node, cp1, node.role === "worker" ? workerNodeMetadata : nodeMetadata, [kubeletDone]);
   };
@@ -139,9 +141,9 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   let ahead = lineNode(first, configured);
 
   for (const node of cluster.controlPlane.slice(1)) {
-    const material = add(node, cp1, joinToken, [configured], { ready: [ahead] });
+    const material = add(node, cp1, joinToken, [configured], { ready: [ahead], readyUntil: "drained" });
     const joined = add(node, node.name, join, [stepId(node.name, "prepare"), material]);
-    unit(node, [joined]);
+    unit(node, [joined], undefined, { ready: [ahead] });
     ahead = lineNode(node, joined);
   }
   const controlPlaneDone = ahead;
@@ -187,7 +189,8 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       waveMaterial !== undefined ? { material: waveMaterial } : undefined,
     );
     const waitFor = inLine[inLine.length - workerWindow];
-    unit(node, [joined], { node: node.name, firstControlPlane: cp1, size: workerWindow, ...(waitFor !== undefined ? { waitFor } : {}) });
+    const window = { node: node.name, firstControlPlane: cp1, size: workerWindow, ...(waitFor !== undefined ? { waitFor } : {}) };
+    unit(node, [joined], { window: { ...window, until: "drained" } }, { window: { ...window, until: "unitDone" } });
     if (k !== undefined && members[members.length - 1] === node.name) {
       add(first, cp1, waveMetadata, members.map((m) => stepId(m, "node-metadata")), undefined, { members }, stepId(waveId(k), waveMetadata.action));
     }
@@ -214,7 +217,7 @@ export function waveId(k: number): string {
  */
 export function lineAfter(line: LineWait | undefined, joined: (node: string) => boolean): string[] {
   if (line === undefined) return [];
-  const ready = (line.ready ?? []).map((n) => (joined(n.node) ? n.unitDone : n.joining));
+  const ready = (line.ready ?? []).map((n) => (joined(n.node) ? n[line.readyUntil ?? "unitDone"] : n.joining));
   const w = line.window;
   if (w === undefined || w.waitFor === undefined || !(joined(w.node) || joined(w.firstControlPlane))) return ready;
   return [...ready, w.waitFor[w.until]];

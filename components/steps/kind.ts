@@ -77,6 +77,13 @@ export interface LineWait {
   /** Wait for each of these nodes to be at the target (`unitDone` if it had joined, else `joining`). */
   ready?: LineNode[];
   /**
+   * How far each node in `ready` that had joined must be: `unitDone` (the default: its whole unit), or
+   * `drained` (a control-plane node's `join-token`, which the node's join and unit follow: the control-plane
+   * node ahead has run its `kubeadm upgrade` and is drained; its kubelet and uncordon go on beside this
+   * node's `kubeadm upgrade node`, whose `drain` then waits for that node's whole unit).
+   */
+  readyUntil?: "drained" | "unitDone";
+  /**
    * The worker window, a sliding window of `size` places over every worker in line order, the ones
    * joining in this run included (their units run no command but keep their place). When this step's
    * node (`node`) or the first control-plane node (`firstControlPlane`) had joined before this run (the

@@ -55,14 +55,17 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   expect(reg("c-cp1-upgrade").start).toBeGreaterThan(reg("c-cp1-cluster-config").end);
   // The admin kubeconfig is read after the upgrade (which renews its certificate).
   expect(reg("c-cp1-kubeconfig").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
-  // Nothing else joins or upgrades before the first control-plane node's unit is done.
+  // Nothing else joins or upgrades before the first control-plane node is drained (its kubeadm upgrade
+  // apply done), nothing else is drained before its unit is done; workers wait for the whole control plane.
   for (const n of ["cp2", "cp3", "w1", "w2"]) {
-    expect(reg(`c-${n}-join-token`).start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
+    expect(reg(`c-${n}-join-token`).start).toBeGreaterThan(reg("c-cp1-drain").end);
     expect(reg(`c-${n}-join`).start).toBeGreaterThan(reg(`c-${n}-join-token`).end);
     expect(reg(`c-${n}-upgrade`).start).toBeGreaterThan(reg(`c-${n}-join`).end);
+    expect(reg(`c-${n}-drain`).start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   }
-  expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
-  expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
+  for (const n of ["w1", "w2"]) expect(reg(`c-${n}-join-token`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+  expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-drain").end);
+  expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-drain").end);
   for (const w of ["w1", "w2"]) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
   // Workers join side by side.
   const [a, b] = [reg("c-w1-join"), reg("c-w2-join")];
@@ -83,8 +86,11 @@ test("the rollout line does not depend on anything the caller passes: workers at
   const c = new Cluster("c", clusterArgs({ maxUnavailableWorkers: 2, nodes: [...clusterArgs().nodes.slice(0, 3), ...workers] }));
   await valueOf(c.nodes);
   await settled();
-  expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
-  expect(reg("c-cp3-upgrade").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
+  // Control-plane nodes one at a time between drain and uncordon, each upgraded once the one before is drained.
+  expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-drain").end);
+  expect(reg("c-cp3-upgrade").start).toBeGreaterThan(reg("c-cp2-drain").end);
+  expect(reg("c-cp2-drain").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
+  expect(reg("c-cp3-drain").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
   for (const w of workers) expect(reg(`c-${w.name}-upgrade`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
   expect(reg("c-w3-drain").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
   expect(reg("c-w5-drain").start).toBeGreaterThan(reg("c-w3-node-metadata").end);
@@ -145,7 +151,8 @@ test("describePlan lists every step of the desired state in order, known without
   const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));
   expect(index("cp2-join")).toBeLessThan(index("cp3-join-token"));
-  expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp2-node-metadata if cp2 had joined before this run, else after cp2-join)");
+  expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp2-drain if cp2 had joined before this run, else after cp2-join)");
+  expect(plan[index("cp3-drain")]).toContain("(on cp1, after cp3-upgrade; after cp2-node-metadata if cp2 had joined before this run, else after cp2-join)");
   expect(plan[index("w1-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join)");
   expect(plan[index("workers_1-join-material")]).toContain(
     "c-workers_1-join-material (on cp1, after cp1-cluster-config, w1-join-token, w2-join-token; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join): make fresh join material for the join wave of w1 and w2: ONE bootstrap token",

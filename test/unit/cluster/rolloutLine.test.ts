@@ -83,9 +83,12 @@ test("nodes that had joined keep the line: member workers cordoned one at a time
   await up((n) => n !== "w2");
   for (const n of ["cp1", "w1", "w3"]) expect(typeof reg(`c-${n}-upgrade`).inputs.create).toBe("string");
   expect(reg("c-w2-upgrade").inputs.create).toBeUndefined();
-  // The control plane's units one after another, before any worker joins or upgrades.
-  expect(reg("c-cp2-join-token").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
-  expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
+  // The control plane one node at a time (each upgraded once the one before is drained, drained once
+  // its unit is done), before any worker joins or upgrades.
+  expect(reg("c-cp2-join-token").start).toBeGreaterThan(reg("c-cp1-drain").end);
+  expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-drain").end);
+  expect(reg("c-cp2-drain").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
+  expect(reg("c-cp3-drain").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
   for (const w of WORKERS) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
   // w2 (new, joining a cluster that existed) keeps its place: its drain (no command) waits for w1's
   // unit, and w3's for w2's, so w1 and w3 are never cordoned at the same time; each upgrade waits for
