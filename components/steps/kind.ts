@@ -74,7 +74,7 @@ export interface LineNode {
  * out, so it neither waits in the rollout line nor holds it up.
  */
 export interface LineWait {
-  /** Wait for each of these nodes to be at the target (`unitDone` if it had joined, else `joining`). */
+  /** Wait for each of these nodes: if it had joined, until `readyUntil` (default its unit done), else until `joining`. */
   ready?: LineNode[];
   /**
    * How far each node in `ready` that had joined must be: `unitDone` (the default: its whole unit), or
