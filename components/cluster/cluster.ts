@@ -7,7 +7,7 @@ import type * as command from "@pulumi/command";
 import { validateCluster } from "../kubeadm/validate";
 import { DEFAULT_CRI_SOCKET } from "../kubeadm/criSocket";
 import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
-import { buildPlan, lineAfter, type Step } from "../plan/steps";
+import { buildPlan, lineAfter, type LineWait, type Step } from "../plan/steps";
 import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
 import type { StepScripts } from "../scripts/types";
 import { DEFAULT_KUBEADM_INSTALL_COMMAND, DEFAULT_KUBELET_INSTALL_COMMAND } from "../scripts/install";
@@ -185,6 +185,20 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
   const endpoints = new Map<string, pulumi.Output<string>>();
   /** Whether each node had joined before this run, as its prepare step reported. */
   const joined = new Map<string, pulumi.Output<boolean>>();
+  /**
+   * Whether each node a line names had joined before this run, as one Output shared by every step whose
+   * line names the same nodes (a worker's upgrade and drain): one `pulumi.all` per set, not per step.
+   */
+  const reports = new Map<string, pulumi.Output<Map<string, boolean>>>();
+  const joinedReports = (line: LineWait): pulumi.Output<Map<string, boolean>> => {
+    const nodes = [...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node, line.window.firstControlPlane] : [])];
+    const key = nodes.join(" ");
+    const known = reports.get(key);
+    if (known !== undefined) return known;
+    const made = pulumi.all(nodes.map((n) => joined.get(n) ?? pulumi.output(true))).apply((flags) => new Map(nodes.map((n, i) => [n, flags[i] as boolean])));
+    reports.set(key, made);
+    return made;
+  };
   const out = (id: string) => (commands.get(id) as command.remote.Command).stdout;
   const cmd = (id: string) => commands.get(id) as command.remote.Command;
   for (const step of steps) {
@@ -199,14 +213,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     const after = step.after.map(cmd);
     // The rollout line's waits, decided by what the nodes reported in their prepare steps.
     const line = step.line;
-    const lineNodes = line === undefined ? [] : [...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node, line.window.firstControlPlane] : [])];
-    const dependsOn =
-      line === undefined
-        ? after
-        : pulumi.all(lineNodes.map((n) => joined.get(n) ?? pulumi.output(true))).apply((flags) => {
-            const had = new Map(lineNodes.map((n, i) => [n, flags[i] as boolean]));
-            return [...after, ...lineAfter(line, (n) => had.get(n) ?? true).map(cmd)];
-          });
+    const dependsOn = line === undefined ? after : joinedReports(line).apply((had) => [...after, ...lineAfter(line, (n) => had.get(n) ?? true).map(cmd)]);
     const stdinSpec = kind.stdin;
     // Only a step with stdin data waits for the values it is made from (every Output costs the SDK a few promises).
     // With args given as Outputs the step's context is known late (src.late); its scripts and stdin wait for it.
