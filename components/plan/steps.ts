@@ -66,8 +66,8 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    `maxConcurrentJoins` at a time, ids `workers_<n>`): each wave's `join-material` (ONE bootstrap token
  *    for its members, on the first control-plane node) after its members' own `join-token` (which runs
  *    no command on a worker that joins in this run) and after the join its first member waits for (so
- *    the token's lifetime starts when the wave can start joining, and a failed join stops the run before
- *    the later waves' tokens are made), each member's `join` with that material, after the
+ *    the token's lifetime starts when the wave can start joining, and a failed join stops the run with
+ *    at most the next wave's token made), each member's `join` with that material, after the
  *    join of the worker `maxConcurrentJoins` places before it (a sliding window: at most that many joins
  *    at once, and a join starts as soon as one ends, not when the whole wave before has joined), then their units, at most `maxUnavailableWorkers` cordoned at once: `upgrade`
  *    (kubeadm's files only; it runs while the worker that many places ahead finishes its unit), `drain` (a
@@ -176,8 +176,8 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     if (k !== undefined && members[0] === node.name) {
       // After the members' own join-tokens: one that runs (a node that had joined) claims first, and
       // the wave's pk_claim_once then adds no second claim. And after the join its first member waits
-      // for: the token's lifetime starts when the wave can start joining, not hours before (a failure
-      // in an earlier wave stops the run before the later waves' tokens are made).
+      // for: the token's lifetime starts when the wave can start joining, not hours before; a failed
+      // join stops the run with at most the next wave's token made (stale if fixed hours later).
       const own = (waves[k] as ValidNode[]).map(token);
       materialOf[k] = add(first, cp1, joinMaterial, [configured, ...own, ...aheadJoined], { ready: [controlPlaneDone] }, { members }, stepId(waveId(k), joinMaterial.action));
     }
