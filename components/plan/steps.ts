@@ -69,7 +69,7 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    the token's lifetime starts when the wave can start joining, and a failed join stops the run with
  *    at most the next wave's token made), each member's `join` with that material, after the
  *    join of the worker `maxConcurrentJoins` places before it (a sliding window: at most that many joins
- *    at once, and a join starts as soon as one ends, not when the whole wave before has joined), then their units, at most `maxUnavailableWorkers` cordoned at once: `upgrade`
+ *    at once, and a join starts as soon as that one ends, not when the whole wave before has joined), then their units, at most `maxUnavailableWorkers` cordoned at once: `upgrade`
  *    (kubeadm's files only; it runs while the worker that many places ahead finishes its unit), `drain` (a
  *    new kubelet version or a runtime switch), `kubelet`, `node-metadata` (no command on a
  *    worker that joins in this run); then the wave's `node-metadata` (every member's Node edits in one
