@@ -67,9 +67,11 @@ function wholeNumber(name: string, value: number, min: number): number {
  * 4. workers once the control plane is at the target, in join waves (the workers not gone, in plan order,
  *    `maxConcurrentJoins` at a time, ids `workers_<n>`): each wave's `join-material` (ONE bootstrap token
  *    for its members, on the first control-plane node) after its members' own `join-token` (which runs
- *    no command on a worker that joins in this run), each member's `join` with that material, after the
+ *    no command on a worker that joins in this run) and after the join its first member waits for (so
+ *    the token's lifetime starts when the wave can start joining, and a failed join stops the run with
+ *    at most the next wave's token made), each member's `join` with that material, after the
  *    join of the worker `maxConcurrentJoins` places before it (a sliding window: at most that many joins
- *    at once, and a join starts as soon as one ends, not when the whole wave before has joined), then their units, at most `maxUnavailableWorkers` cordoned at once: `upgrade`
+ *    at once, and a join starts as soon as that one ends, not when the whole wave before has joined), then their units, at most `maxUnavailableWorkers` cordoned at once: `upgrade`
  *    (kubeadm's files only; it runs while the worker that many places ahead finishes its unit), `drain` (a
  *    new kubelet version or a runtime switch), `kubelet`, `node-metadata` (no command on a
  *    worker that joins in this run); then the wave's `node-metadata` (every member's Node edits in one
@@ -169,22 +171,25 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   cluster.workers.forEach((node) => {
     const k = waveOf.get(node.name);
     const members = k !== undefined ? (waves[k] as ValidNode[]).map((n) => n.name) : [];
-    if (k !== undefined && members[0] === node.name) {
-      // After the members' own join-tokens: one that runs (a node that had joined) claims first, and
-      // the wave's pk_claim_once then adds no second claim.
-      const own = (waves[k] as ValidNode[]).map(token);
-      materialOf[k] = add(first, cp1, joinMaterial, [configured, ...own], { ready: [controlPlaneDone] }, { members }, stepId(waveId(k), joinMaterial.action));
-    }
-    const material = token(node);
-    const waveMaterial = k !== undefined ? materialOf[k] : undefined;
     // A sliding window of joins: after the join of the worker joinWindow places before it.
     const place = joinPlace.get(node.name);
     const ahead = place !== undefined ? joinOrder[place - joinWindow] : undefined;
+    const aheadJoined = ahead !== undefined ? [stepId(ahead.name, "join")] : [];
+    if (k !== undefined && members[0] === node.name) {
+      // After the members' own join-tokens: one that runs (a node that had joined) claims first, and
+      // the wave's pk_claim_once then adds no second claim. And after the join its first member waits
+      // for: the token's lifetime starts when the wave can start joining, not hours before; a failed
+      // join stops the run with at most the next wave's token made (stale if fixed hours later).
+      const own = (waves[k] as ValidNode[]).map(token);
+      materialOf[k] = add(first, cp1, joinMaterial, [configured, ...own, ...aheadJoined], { ready: [controlPlaneDone] }, { members }, stepId(waveId(k), joinMaterial.action));
+    }
+    const material = token(node);
+    const waveMaterial = k !== undefined ? materialOf[k] : undefined;
     const joined = add(
       node,
       node.name,
       join,
-      [stepId(node.name, "prepare"), material, ...(waveMaterial !== undefined ? [waveMaterial] : []), ...(ahead !== undefined ? [stepId(ahead.name, "join")] : [])],
+      [stepId(node.name, "prepare"), material, ...(waveMaterial !== undefined ? [waveMaterial] : []), ...aheadJoined],
       undefined,
       waveMaterial !== undefined ? { material: waveMaterial } : undefined,
     );

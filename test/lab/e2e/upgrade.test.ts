@@ -4,7 +4,9 @@
  * config, flag) match kubeadm-facts.md; the kubeadm-config ConfigMap holds the gate as asked; no node
  * is upgraded twice.
  */
-import { writeFileSync } from "fs";
+import { readFileSync, rmSync, writeFileSync } from "fs";
+import { join } from "path";
+import { parse, stringify } from "yaml";
 import { hostPathOf } from "../nodes";
 import { CONTAINERD, LAB_DIR, LAB_INSTALLS, MIXED, MIXED_ENDPOINTS, clusterConfiguration, criStates, expectedCriStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack, E2E_TEST_LIMIT_MS } from "./helpers";
 import type { E2eRun } from "./helpers";
@@ -148,6 +150,45 @@ test("a worker's kubeadm upgrade runs while the worker ahead finishes its unit: 
   expect(upgrades().map((e) => e.split(" ")[0])).toEqual(["cp-1", "cp-2", "cp-3", "worker-1", "worker-2", "worker-3"]);
   expect(["worker-1", "worker-2", "worker-3"].map((n) => nodeFile(n, "/etc/lab-node/kubelet-version"))).toEqual(["v1.34.2\n", "v1.34.2\n", "v1.34.2\n"]);
   expect(Object.values(storeNodes()).map((n) => n.spec.unschedulable ?? false)).toEqual([false, false, false, false, false, false]);
+});
+
+test("a worker's kubeadm upgrade that fails while the worker ahead finishes its unit: the rollout stops there, so that worker (which did nothing wrong) stays cordoned until the re-run, which finishes it and runs no kubeadm twice", async () => {
+  const nodes = [...MIXED, { name: "worker-3", role: "worker" as const, criSocket: CONTAINERD, runtimes: ["containerd"] }];
+  // worker-2's kubeadm package install fails (once: the marker says it did); worker-1's kubelet package
+  // install waits (at most 30 s) until it has, so worker-2's failure reaches the engine while worker-1's
+  // unit is still under way, as it does on real machines, where a kubelet step (restart, settle, Ready) takes
+  // far longer than a failing package install. On 73a2577 the marker never comes while worker-1 waits
+  // (worker-2's upgrade waited for worker-1's whole unit): worker-1 finished and was uncordoned.
+  const failed = join(LAB_DIR, "worker-2-kubeadm-install-failed");
+  rmSync(failed, { force: true });
+  const installs: Record<string, Record<string, string>> = {
+    "worker-1": { kubeletInstallCommand: `for _ in $(seq 1 300); do [ -f ${failed} ] && break; sleep 0.1; done; echo v{version} >/etc/lab-node/kubelet-version` },
+    "worker-2": { kubeadmInstallCommand: `if [ ! -f ${failed} ]; then touch ${failed}; exit 1; fi; ${LAB_INSTALLS["kubeadm:kubeadmInstallCommand"]}` },
+  };
+  const at = (version: string) => {
+    const file = writeStack("lookahead-fails", version, nodes, LAB_INSTALLS);
+    const doc = parse(readFileSync(file, "utf8"));
+    doc.config["kubeadm:nodes"] = doc.config["kubeadm:nodes"].map((n: { name: string }) => ({ ...n, ...installs[n.name] }));
+    writeFileSync(file, stringify(doc));
+    return file;
+  };
+  await labUp(at("v1.33.2"));
+  ok(await run(at("v1.33.2")));
+
+  const first = await run(at("v1.34.2"));
+  expect(first.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-2-upgrade"]);
+  const ran = (name: string) => (first.resources.find((r) => r.name === name)?.ran.length ?? 0) > 0;
+  // worker-1's kubelet step was under way and finished; its node-metadata (the uncordon) never started.
+  expect({ kubelet1: ran("e2e-worker-1-kubelet"), metadata1: ran("e2e-worker-1-node-metadata") }).toEqual({ kubelet1: true, metadata1: false });
+  const cordoned = () => ["worker-1", "worker-2", "worker-3"].map((n) => storeNodes()[n]?.spec.unschedulable ?? false);
+  expect(cordoned()).toEqual([true, false, false]);
+  expect([nodeFile("worker-1", "/etc/lab-node/kubelet-version"), nodeFile("worker-2", "/etc/lab-node/kubeadm-version")]).toEqual(["v1.34.2\n", "v1.33.2\n"]);
+
+  const second = await run(at("v1.34.2"));
+  ok(second);
+  expect(upgrades().map((e) => e.split(" ")[0])).toEqual(["cp-1", "cp-2", "cp-3", "worker-1", "worker-2", "worker-3"]);
+  expect(cordoned()).toEqual([false, false, false]);
+  expect(["worker-1", "worker-2", "worker-3"].map((n) => nodeFile(n, "/etc/lab-node/kubelet-version"))).toEqual(["v1.34.2\n", "v1.34.2\n", "v1.34.2\n"]);
 });
 
 test("a node whose declared runtime is gone (switched by hand): the toggle stops at its prepare step, naming the node and the socket, before any file changes", async () => {

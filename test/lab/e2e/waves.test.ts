@@ -17,7 +17,7 @@ import { readFileSync, readdirSync, writeFileSync } from "fs";
 import { join } from "path";
 import { exportStackAsStored } from "../engine/stack";
 import { hostPathOf } from "../nodes";
-import { CONTAINERD, LAB_DIR, LAB_INSTALLS, kubeadmEvents, labDown, labUp, run, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
+import { CONTAINERD, LAB_DIR, LAB_INSTALLS, kubeadmEvents, labDown, labUp, run, setLabClock, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
 afterAll(labDown);
@@ -180,4 +180,28 @@ test("a label change of a wave member: the preview shows the member's node-metad
   expect(changed.nodeSessions).toEqual({ "cp-1": 2 });
   expect(storeNodes()["worker-1"]?.metadata.labels["node.example.com/pool"]).toBe("b");
   expect(Object.values(storeNodes()).map((n) => n.spec.unschedulable ?? false)).toEqual([false, false, false]);
+});
+
+test("a join failing in the middle, fixed hours later: replacing the failed wave's join-material (as its error says) is enough; the later waves' material is made then, not before", async () => {
+  const three: TestNode[] = [...NODES, { name: "worker-3", role: "worker", criSocket: CONTAINERD, runtimes: ["containerd"] }];
+  const joins1 = () => writeStack("waves", "v1.34.2", three, { ...LAB_INSTALLS, "kubeadm:maxConcurrentJoins": 1 });
+  await labUp(joins1());
+  writeFileSync(hostPathOf(LAB_DIR, "worker-2", "/etc/lab-node/fail-once"), "join-after-kubelet-start\n");
+  const first = await run(joins1());
+  expect(first.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-2-join"]);
+  // Fixed three hours later (the default token lifetime is 2 h): the failed join's material has expired, and
+  // the error says to replace it; that is all it takes.
+  setLabClock(3 * 3600);
+  const urn = first.engine.steps.find((s) => s.name === "e2e-workers_2-join-material")?.urn as string;
+  const again = await run(joins1(), "apply", [], { replace: [urn] });
+  // Fails on 54e68be: worker-3's join fails with the 3-hour-old token of its wave ("could not find a JWS
+  // signature in the cluster-info ConfigMap for token ID").
+  ok(again);
+  // worker-3's wave material is made after worker-2's join (the join before it in line), so not in the
+  // first run: a bootstrap token made then would have been stale now. Fails on 54e68be ("create": every
+  // wave's material is made once the control plane is at the target).
+  expect(first.resources.filter((r) => r.name === "e2e-workers_3-join-material").map((r) => r.op)).toEqual([]);
+  expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "worker-1", "worker-2", "worker-3"]);
+  // worker-2: kubeadm reset after its failed attempt, then its join; worker-3 joins once.
+  expect(kubeadmEvents().filter((e) => /^worker-[23] /.test(e))).toEqual(["worker-2 kubeadm reset", "worker-2 kubeadm join", "worker-3 kubeadm join"]);
 });

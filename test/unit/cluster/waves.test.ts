@@ -57,15 +57,17 @@ test("3 control-plane nodes + 20 workers, maxConcurrentJoins 10: 2 join waves, e
   const metadata = scriptOf(String(m.get("c-workers_2-node-metadata")?.inputs.create));
   for (const w of W(11, 20)) expect(metadata).toContain(`pk_claim_once '${w}-node-metadata' 'c-${w}-node-metadata'`);
   // Order: each join after the join 10 places before it (a sliding window), not after the whole wave
-  // before; wave 2's material waits for no join; a wave's node-metadata after its members' own.
+  // before; wave 2's material after the join its first member waits for; a wave's node-metadata after its members' own.
   const at = (n: string) => m.get(`c-${n}`) as Registration;
   for (let i = 11; i <= 20; i++) expect(at(`w${i}-join`).start).toBeGreaterThan(at(`w${i - 10}-join`).end);
-  // In the plan: wave 2's material waits for no join (on 73a2577 for all of wave 1's), and w11 joins once
-  // w1 has, not once the whole first wave has.
+  // In the plan: wave 2's material waits for w1's join (on 73a2577 for all of wave 1's; on 54e68be for
+  // none, so every wave's bootstrap token was made at once, hours before a late wave joins or before a
+  // re-run after a failed join), and w11 joins once w1 has, not once the whole first wave has.
   const { buildPlan, validateCluster } = await import("../../../components");
   const plan = buildPlan(validateCluster(clusterArgs({ kubernetesVersion: "v1.34.2", nodes: [...CPS, ...workers(W(1, 20))] }) as never), { maxConcurrentJoins: 10 });
   const after = (id: string) => plan.find((s) => s.id === id)?.after ?? [];
-  expect(after("workers_2-join-material").filter((a) => a.endsWith("-join"))).toEqual([]);
+  expect(after("workers_2-join-material").filter((a) => a.endsWith("-join"))).toEqual(["w1-join"]);
+  expect(after("workers_1-join-material").filter((a) => a.endsWith("-join"))).toEqual([]);
   expect(after("w11-join").filter((a) => a.endsWith("-join"))).toEqual(["w1-join"]);
   for (const w of W(11, 20)) expect(at(`${w}-join`).start).toBeGreaterThan(at("workers_2-join-material").end);
   for (const w of W(11, 20)) expect(at("workers_2-node-metadata").start).toBeGreaterThan(at(`${w}-node-metadata`).end);
