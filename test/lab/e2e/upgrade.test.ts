@@ -155,14 +155,15 @@ test("a worker's kubeadm upgrade runs while the worker ahead finishes its unit: 
 test("a worker's kubeadm upgrade that fails while the worker ahead finishes its unit: the rollout stops there, so that worker (which did nothing wrong) stays cordoned until the re-run, which finishes it and runs no kubeadm twice", async () => {
   const nodes = [...MIXED, { name: "worker-3", role: "worker" as const, criSocket: CONTAINERD, runtimes: ["containerd"] }];
   // worker-2's kubeadm package install fails (once: the marker says it did); worker-1's kubelet package
-  // install waits (at most 30 s) until it has, so worker-2's failure reaches the engine while worker-1's
-  // unit is still under way, as it does on real machines, where a kubelet step (restart, settle, Ready) takes
-  // far longer than a failing package install. On 73a2577 the marker never comes while worker-1 waits
-  // (worker-2's upgrade waited for worker-1's whole unit): worker-1 finished and was uncordoned.
+  // install waits until it has (no time limit: nothing races the clock), so worker-2's failure reaches the
+  // engine while worker-1's unit is still under way, as it does on real machines, where a kubelet step
+  // (restart, settle, Ready) takes far longer than a failing package install. On 73a2577 the marker never
+  // comes (worker-2's upgrade waited for worker-1's whole unit): worker-1's kubelet step waits until the
+  // test's time limit.
   const failed = join(LAB_DIR, "worker-2-kubeadm-install-failed");
   rmSync(failed, { force: true });
   const installs: Record<string, Record<string, string>> = {
-    "worker-1": { kubeletInstallCommand: `for _ in $(seq 1 300); do [ -f ${failed} ] && break; sleep 0.1; done; echo v{version} >/etc/lab-node/kubelet-version` },
+    "worker-1": { kubeletInstallCommand: `until [ -f ${failed} ]; do sleep 0.1; done; echo v{version} >/etc/lab-node/kubelet-version` },
     "worker-2": { kubeadmInstallCommand: `if [ ! -f ${failed} ]; then touch ${failed}; exit 1; fi; ${LAB_INSTALLS["kubeadm:kubeadmInstallCommand"]}` },
   };
   const at = (version: string) => {
