@@ -5,6 +5,7 @@
  */
 import { renderScript } from "./script";
 import { shellQuote } from "./quote";
+import { claimCall } from "./claim";
 import type { StepScripts } from "./types";
 
 /** Where the kubeadm configuration files go on a node (dir 0700, files 0600). */
@@ -62,7 +63,7 @@ function resetScript(i: KubeadmOnceInput): string {
   return renderScript(i.node, [
     // Only the resource that made the node (or the last of those that took it over) resets it: a
     // renamed or replaced resource was claimed by its successor before this delete runs.
-    `pk_release ${shellQuote(i.scope)} ${shellQuote(i.owner)} || exit 0`,
+    `${claimCall("pk_release", i.scope, i.owner)} || exit 0`,
     `if [ -e /etc/kubernetes/kubelet.conf ] || [ -e /etc/kubernetes/admin.conf ] || [ -d "$PK_STATE_DIR/run/${i.action}" ]; then`,
     `  ${resetCommand(i.criSocket)}`,
     `fi`,
@@ -108,7 +109,7 @@ function runScript(i: KubeadmOnceInput, claim: "pk_claim" | "pk_claim_once"): st
     `made=$(sed -n ${shellQuote(`s/^${VERSION_PREFIX}\\(v[0-9.]*\\)$/\\1/p`)} ${file} 2>/dev/null | head -n 1 || true)`,
     `if [ ! -f "$PK_STATE_DIR/version" ] && [ -n "$made" ]; then pk_record_version "$made"; fi`,
     ...(i.keepConfig ? [] : [`rm -f ${file}`]),
-    `${claim} ${[i.scope, i.owner, ...(claim === "pk_claim_once" ? (i.formerOwners ?? []) : [])].map(shellQuote).join(" ")}`,
+    claimCall(claim, i.scope, i.owner, claim === "pk_claim_once" ? i.formerOwners : []),
   ]);
 }
 

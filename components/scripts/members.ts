@@ -8,6 +8,7 @@
  */
 import { shellQuote } from "./quote";
 import { renderScript } from "./script";
+import { claimCall } from "./claim";
 
 /** Where the list is kept on the first control-plane node (`$PK_STATE_DIR/members`, /var/lib/pulumi-kubeadm): one node name a line; shell text. */
 export const MEMBERS_FILE = `"$PK_STATE_DIR/members"`;
@@ -20,7 +21,7 @@ export const MEMBERS_FILE = `"$PK_STATE_DIR/members"`;
 export function stillWantedLines(node: string, scope: string, owner: string): string[] {
   return [
     `if [ -f ${MEMBERS_FILE} ] && grep -qxF -- ${shellQuote(node)} ${MEMBERS_FILE}; then`,
-    `  pk_claim ${shellQuote(scope)} ${shellQuote(owner)}`,
+    `  ${claimCall("pk_claim", scope, owner)}`,
     `  printf 'pulumi-kubeadm: node %s: still in the nodes of the last up: a replacement, not a removal; nothing done\\n' ${shellQuote(node)} >&2`,
     `  exit 0`,
     `fi`,

@@ -14,10 +14,10 @@
  * join retried after the material's lifetime names this resource to replace (`pulumi up --replace`).
  */
 import { renderScript } from "../scripts/script";
-import { shellQuote } from "../scripts/quote";
 import type { StepScripts } from "../scripts/types";
 import type { StepContext, StepKind } from "./kind";
 import { joinMaterialLines } from "./joinToken";
+import { claimCall } from "../scripts/claim";
 import { stepId } from "./ids";
 
 /** One ownership claim a wave step writes for a member's own step (`pk_claim_once`). */
@@ -32,7 +32,7 @@ export interface MemberClaim {
 
 /** The `pk_claim_once` line of a member's claim. */
 export function memberClaimLine(c: MemberClaim): string {
-  return ["pk_claim_once", c.scope, c.owner, ...c.formerOwners].map((w, i) => (i === 0 ? w : shellQuote(w))).join(" ");
+  return claimCall("pk_claim_once", c.scope, c.owner, c.formerOwners);
 }
 
 /** The claims of the members' `action` steps (`<member>-<action>`), as a wave step writes them. */

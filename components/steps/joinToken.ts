@@ -14,6 +14,7 @@
  * `kubeadm reset` on it (kubeadm's documented order: drain, reset, delete the Node), and only when this
  * resource holds the last ownership claim here (so a rename or a replacement deletes nothing).
  */
+import { claimCall } from "../scripts/claim";
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
 import { KUBECTL } from "../scripts/kubectl";
@@ -39,16 +40,13 @@ import { stillWantedLines } from "../scripts/members";
  */
 export function joinTokenScripts(input: JoinTokenInput): StepScripts {
   const { node, controlPlane, tokenTtl } = input;
-  const scope = shellQuote(input.scope);
-  const owner = shellQuote(input.owner);
   const lines = joinMaterialLines(tokenTtl, controlPlane);
-  const make = (claim: string, formers: string[] = []) => renderScript(node, [...lines, [claim, scope, owner, ...formers.map(shellQuote)].join(" ")]);
   return {
-    create: make("pk_claim"),
-    update: make("pk_claim_once", input.formerOwners),
+    create: renderScript(node, [...lines, claimCall("pk_claim", input.scope, input.owner)]),
+    update: renderScript(node, [...lines, claimCall("pk_claim_once", input.scope, input.owner, input.formerOwners)]),
     delete: renderScript(node, [
       `[ -f /etc/kubernetes/admin.conf ] || exit 0`,
-      `pk_release ${scope} ${owner} || exit 0`,
+      `${claimCall("pk_release", input.scope, input.owner)} || exit 0`,
       ...stillWantedLines(node, input.scope, input.owner),
       `if ${KUBECTL} get node ${shellQuote(node)} >/dev/null 2>&1; then ${KUBECTL} delete node ${shellQuote(node)} >&2; fi`,
     ]),

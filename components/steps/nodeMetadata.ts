@@ -11,6 +11,7 @@ import type { StepScripts } from "../scripts/types";
 import type { StepKind } from "./kind";
 import { CORDONED_ANNOTATION } from "./drain";
 import { stillWantedLines } from "../scripts/members";
+import { claimCall } from "../scripts/claim";
 
 /** kubeadm's legacy per-node CRI socket annotation (KEP-4656 removes it). */
 export const CRI_SOCKET_ANNOTATION = "kubeadm.alpha.kubernetes.io/cri-socket";
@@ -58,19 +59,18 @@ export interface NodeMetadataInput {
  */
 export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const node = shellQuote(input.node);
-  const claim = (fn: string) => `${fn} ${shellQuote(input.scope)} ${shellQuote(input.owner)}`;
   const body = nodeMetadataLines(input);
   const del = renderScript(input.node, [
     `[ -f /etc/kubernetes/admin.conf ] || exit 0`,
-    claim("pk_release") + " || exit 0",
+    claimCall("pk_release", input.scope, input.owner) + " || exit 0",
     ...stillWantedLines(input.node, input.scope, input.owner),
     `if ${KUBECTL} get node ${node} >/dev/null 2>&1; then`,
     `  ${drainCommand(input.node, input.drainTimeoutSeconds, input.drainGracePeriodSeconds)} >&2 || pk_fail "drain failed; the node stays cordoned"`,
     `fi`,
   ]);
   return {
-    create: renderScript(input.node, [...body, claim("pk_claim")]),
-    update: renderScript(input.node, [...body, [claim("pk_claim_once"), ...(input.formerOwners ?? []).map(shellQuote)].join(" ")]),
+    create: renderScript(input.node, [...body, claimCall("pk_claim", input.scope, input.owner)]),
+    update: renderScript(input.node, [...body, claimCall("pk_claim_once", input.scope, input.owner, input.formerOwners)]),
     ...(input.drainOnDelete ? { delete: del } : {}),
   };
 }
