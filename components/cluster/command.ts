@@ -98,7 +98,7 @@ export function valueCommand(
   extra: { scripts?: ValueScripts; retainOnDelete?: boolean } = {},
 ): command.remote.Command {
   const { scripts, retainOnDelete } = extra;
-  return new command.remote.Command(
+  return withoutStackTraces(() => new command.remote.Command(
     name,
     {
       connection,
@@ -116,7 +116,28 @@ export function valueCommand(
       ...(scripts !== undefined ? { hideDiffs: HIDDEN_FROM_DIFF } : {}),
       ...(retainOnDelete ? { retainOnDelete: true } : {}),
     },
-  );
+  ));
+}
+
+/**
+ * Runs `make` (a Command's constructor) with `Error.stackTraceLimit` at 0, restored before it returns or
+ * throws. Pulumi's Node.js SDK formats a stack trace (`new Error().stack`, through the source maps that
+ * `pulumi up` enables) for about 60 promises of every Command it registers (four per output property,
+ * kept for its promise-leak report), synchronously in the constructor: at 1000 nodes that was about half
+ * of the program's evaluation time and a few hundred MB of stack text. The resource's own source position
+ * (which the SDK takes with an unlimited stack of its own) is unchanged, and so is every input. Lost: the
+ * stack frames of those promises in `PULUMI_DEBUG_PROMISE_LEAKS` reports, and of an error the constructor
+ * or the engine's registration throws (its message stays). The limit is the process's own again before
+ * any other code runs (JavaScript runs this to the end before anything else).
+ */
+export function withoutStackTraces<T>(make: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /** The resource option `aliases` for the names a resource had before (empty: none). */
@@ -177,17 +198,17 @@ export function stepCommand(
   if (a.step.frozen) {
     // Whatever the program would give now, the recorded inputs stay (no update: nothing dials the gone
     // machine), a resource not in the state is made without a command, and the delete never runs.
-    return new command.remote.Command(
+    return withoutStackTraces(() => new command.remote.Command(
       `${clusterName}-${a.step.id}`,
       { connection: a.connection, addPreviousOutputInEnv: false, logging: "none" },
       { parent, retainOnDelete: true, ignoreChanges: [...COMMAND_INPUTS], ...aliases },
-    );
+    ));
   }
   if (a.triggers !== undefined && a.scripts.delete !== undefined) {
     throw new Error(`${a.step.id}: a step with a delete must never be replaced, so it takes no triggers`);
   }
   const { create, update } = createAndUpdate(a.scripts, a.createRuns);
-  return new command.remote.Command(
+  return withoutStackTraces(() => new command.remote.Command(
     `${clusterName}-${a.step.id}`,
     {
       connection: a.connection,
@@ -209,5 +230,5 @@ export function stepCommand(
       ...(a.secretOutput ? { additionalSecretOutputs: ["stdout", "stderr"] } : {}),
       hideDiffs: a.step.kind.stdinHiddenFromDiff ? [...HIDDEN_FROM_DIFF, "stdin"] : HIDDEN_FROM_DIFF,
     },
-  );
+  ));
 }
