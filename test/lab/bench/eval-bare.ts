@@ -3,16 +3,19 @@
  * resources. A bare program registers `commands` `command:remote:Command`s, each with a connection and
  * a one-line create (no dependencies, no applies, no component), under the same mocks as
  * eval-child.ts, in its own process. Prints one JSON line `{ commands, eval_s, cpu_s, peak_rss_mb }`
- * (cpu_s: the evaluation's own, loading excluded).
+ * (cpu_s: the evaluation's own, loading excluded). With `quiet`, each is constructed as the component
+ * constructs its own (`withoutStackTraces`: the SDK's per-promise stack traces cut to no frames).
  *
- * Usage: tsx test/lab/bench/eval-bare.ts <commands>
+ * Usage: tsx test/lab/bench/eval-bare.ts <commands> [quiet]
  */
 import type * as pulumiType from "@pulumi/pulumi";
 import { runChild } from "./eval-child";
+import { withoutStackTraces } from "../../../components/cluster/command";
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2]);
-  if (!Number.isInteger(n) || n < 1) throw new Error("usage: eval-bare.ts <commands>");
+  if (!Number.isInteger(n) || n < 1) throw new Error("usage: eval-bare.ts <commands> [quiet]");
+  const construct = process.argv[3] === "quiet" ? withoutStackTraces : <T>(make: () => T): T => make();
   const pulumi: typeof pulumiType = await import("@pulumi/pulumi");
   const mocks = await import("../../unit/helpers/mocks");
   await mocks.installMocks({ nodeLocal: true }, 0);
@@ -21,9 +24,9 @@ async function main(): Promise<void> {
   const t1 = process.hrtime.bigint();
   const key = pulumi.secret("-----BEGIN OPENSSH PRIVATE KEY-----\nbench\n-----END OPENSSH PRIVATE KEY-----\n");
   for (let i = 0; i < n; i++) {
-    new command.remote.Command(`bare-${i}`, { connection: { host: `10.0.${(i >> 8) & 255}.${i & 255}`, privateKey: key }, create: "true" });
+    construct(() => new command.remote.Command(`bare-${i}`, { connection: { host: `10.0.${(i >> 8) & 255}.${i & 255}`, privateKey: key }, create: "true" }));
   }
-  await mocks.settled();
+  await mocks.allRegistered();
   const t2 = process.hrtime.bigint();
   const cpu = process.cpuUsage(cpu0);
   process.stdout.write(

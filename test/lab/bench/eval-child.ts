@@ -46,10 +46,14 @@ async function main(): Promise<void> {
   const t1 = process.hrtime.bigint();
   const outputs = (await clusterProgram()) as { kubeconfig: pulumiType.Output<string> };
   const kubeconfig = await mocks.valueOf(outputs.kubeconfig);
-  await mocks.settled();
+  // Every registration, as `pulumi up` waits for them before the program ends (a quiet moment alone
+  // was not enough on a busy machine: a run once ended after 1013 of 7205 resources).
+  await mocks.allRegistered();
   const t2 = process.hrtime.bigint();
   if (kubeconfig === undefined) throw new Error("the program's kubeconfig never resolved under the mocks");
   const regs = mocks.registrations;
+  // Seven steps per node at least (prepare, join-token, join, upgrade, drain, kubelet, node-metadata).
+  if (regs.length < 7 * n) throw new Error(`only ${regs.length} resources registered for ${n} nodes`);
   process.stdout.write(
     JSON.stringify({
       nodes: n,

@@ -2,7 +2,8 @@
  * Scenario `eval`: program evaluation for each node count, each run in its own child process
  * (eval-child.ts) under Pulumi's mock runtime, repeated; medians and spreads, and how time and memory
  * grow between sizes (flat per-node cost = linear); beside each size, the SDK's own cost for as many
- * bare Commands (eval-bare.ts), the floor the component's evaluation cannot go under.
+ * bare Commands (eval-bare.ts), as the SDK constructs them and as the component does (without the
+ * SDK's per-promise stack traces): the second is the floor the component's evaluation cannot go under.
  */
 import { spawn } from "child_process";
 import { join } from "path";
@@ -43,7 +44,16 @@ export interface EvalSize {
    * The reference (eval-bare.ts): the SDK and mocks alone registering as many empty Commands, one run
    * after this size's runs: evaluation seconds, CPU seconds, peak RSS MB.
    */
-  bare: { eval_s: number; cpu_s: number; peak_rss_mb: number };
+  bare: BareFigures;
+  /** The same, each Command constructed as the component constructs its own (`withoutStackTraces`). */
+  bare_quiet: BareFigures;
+}
+
+/** What eval-bare.ts reports: evaluation seconds, CPU seconds, peak RSS MB. */
+export interface BareFigures {
+  eval_s: number;
+  cpu_s: number;
+  peak_rss_mb: number;
 }
 
 /** The scenario's result. */
@@ -54,10 +64,10 @@ export interface EvalFigures {
 }
 
 function child(n: number): Promise<EvalSample>;
-function child(n: number, file: "eval-bare.ts"): Promise<EvalSize["bare"]>;
-function child(n: number, file = "eval-child.ts"): Promise<unknown> {
+function child(n: number, file: "eval-bare.ts", mode?: "quiet"): Promise<BareFigures>;
+function child(n: number, file = "eval-child.ts", mode?: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const p = spawn("nice", [tsxBinary(), join(__dirname, file), String(n)], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn("nice", [tsxBinary(), join(__dirname, file), String(n), ...(mode !== undefined ? [mode] : [])], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     p.stdout.on("data", (b: Buffer) => (out += b.toString()));
@@ -69,6 +79,10 @@ function child(n: number, file = "eval-child.ts"): Promise<unknown> {
       else resolve(JSON.parse(last));
     });
   });
+}
+
+function rounded(b: BareFigures): BareFigures {
+  return { eval_s: round(b.eval_s, 2), cpu_s: round(b.cpu_s, 2), peak_rss_mb: round(b.peak_rss_mb, 0) };
 }
 
 /** In words: how evaluation time and memory grow from the smallest size to the largest. */
@@ -99,6 +113,7 @@ export async function runEval(sizes: number[], runs: number, say: (l: string) =>
     const first = s[0] as EvalSample;
     say(`eval: reference, ${first.commands} bare Commands ...`);
     const bare = await child(first.commands, "eval-bare.ts");
+    const quiet = await child(first.commands, "eval-bare.ts", "quiet");
     const size: EvalSize = {
       nodes: n,
       seconds: summarize(s.map((x) => x.seconds)),
@@ -110,7 +125,8 @@ export async function runEval(sizes: number[], runs: number, say: (l: string) =>
       commands: first.commands,
       inputs_mb: round(first.inputs_mb, 2),
       eval_s_per_node: round(summarize(s.map((x) => x.eval_s), 4).median / n, 4),
-      bare: { eval_s: round(bare.eval_s, 2), cpu_s: round(bare.cpu_s, 2), peak_rss_mb: round(bare.peak_rss_mb, 0) },
+      bare: rounded(bare),
+      bare_quiet: rounded(quiet),
     };
     const base = out[0];
     if (base) size.rss_mb_per_node = round((size.peak_rss_mb.median - base.peak_rss_mb.median) / (n - base.nodes), 2);

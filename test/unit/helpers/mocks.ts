@@ -161,6 +161,16 @@ export function valueOf<T>(o: pulumi.Output<T>): Promise<T> {
   return new Promise((resolve) => o.apply((v) => resolve(v)));
 }
 
+/**
+ * Wait for every registration of the program, as the Node.js language host does before the program
+ * ends (the SDK's own `waitForRPCs`, internal to it: every resource constructed holds the wait until its
+ * registration resolved, and a wait that saw new activity waits again), then `settled`.
+ */
+export async function allRegistered(): Promise<void> {
+  await (pulumi.runtime as unknown as { waitForRPCs(): Promise<void> }).waitForRPCs();
+  await settled();
+}
+
 /** Wait until every registration started so far has resolved and nothing new started for a moment. */
 export async function settled(): Promise<void> {
   let last = -1;
