@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < n; i++) {
     construct(() => new command.remote.Command(`bare-${i}`, { connection: { host: `10.0.${(i >> 8) & 255}.${i & 255}`, privateKey: key }, create: "true" }));
   }
-  await mocks.allRegistered();
+  await mocks.settled();
   const t2 = process.hrtime.bigint();
   const cpu = process.cpuUsage(cpu0);
   process.stdout.write(

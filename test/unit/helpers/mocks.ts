@@ -162,19 +162,17 @@ export function valueOf<T>(o: pulumi.Output<T>): Promise<T> {
 }
 
 /**
- * Wait for every registration of the program, as the Node.js language host does before the program
- * ends (the SDK's own `waitForRPCs`, internal to it: every resource constructed holds the wait until its
- * registration resolved, and a wait that saw new activity waits again), then `settled`.
+ * Wait until every registration of the program has resolved and nothing new started for a moment: the
+ * SDK's own wait (`waitForRPCs`, internal to it, what the Node.js language host awaits before a program
+ * ends: every resource constructed holds it until its registration resolved), then 30 ms in which no
+ * registration started, again until one passes. A quiet moment alone is not enough on a busy machine:
+ * a long synchronous stretch of the program (no registration, timers late) looked quiet, and a 1000-node
+ * evaluation once ended after 1013 of its 7205 resources.
  */
-export async function allRegistered(): Promise<void> {
-  await (pulumi.runtime as unknown as { waitForRPCs(): Promise<void> }).waitForRPCs();
-  await settled();
-}
-
-/** Wait until every registration started so far has resolved and nothing new started for a moment. */
 export async function settled(): Promise<void> {
   let last = -1;
   while (last !== seq) {
+    await (pulumi.runtime as unknown as { waitForRPCs(): Promise<void> }).waitForRPCs();
     last = seq;
     await new Promise((r) => setTimeout(r, 30));
   }
