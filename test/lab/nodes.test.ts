@@ -41,6 +41,10 @@ const SOCKETS = {
 let lab: LabInfo;
 
 const run = (node: string, cmd: string, stdin?: string) => runOnNode(node, cmd, stdin, { labDir });
+/** Polls `ready` every 20 ms until it holds (bounded by the test's own limit, not by a clock of its own). */
+const until = async (ready: () => boolean): Promise<void> => {
+  while (!ready()) await new Promise((r) => setTimeout(r, 20));
+};
 
 /** Connects to a unix socket; resolves true when the connection opens. */
 function canConnect(sock: string): Promise<boolean> {
@@ -142,8 +146,9 @@ test("host key pinning: a wrong pinned key is refused, the recorded one accepted
 
 test("one node's sshd killed mid-session, then started again", async () => {
   const before = readNodeFile(labDir, "gamma");
-  const long = run("gamma", "echo started; sleep 30; echo finished");
-  await new Promise((r) => setTimeout(r, 400));
+  const long = run("gamma", "touch /root/session-started; sleep 30; echo finished");
+  // The session is on the node once its mark is (no fixed wait: a busy machine takes longer to connect).
+  await until(() => fs.existsSync(path.join(labDir, "nodes", "gamma", "root", "root", "session-started")));
   const stopped = await stopNodeSshd("gamma", { labDir });
   const cut = await long;
   expect(cut.code).toBe(255);
@@ -185,8 +190,8 @@ test("up after a crash cleans the dead lab's leftovers and starts anew", async (
 
 test("down stops every lab process and removes the lab folder", async () => {
   const pids = lab.nodes.flatMap((n) => n.pids);
-  const session = run("alpha", "sleep 30");
-  await new Promise((r) => setTimeout(r, 400));
+  const session = run("alpha", "touch /root/session-started; sleep 30");
+  await until(() => fs.existsSync(path.join(labDir, "nodes", "alpha", "root", "root", "session-started")));
   expect(labProcesses(labDir).length).toBeGreaterThan(pids.length); // the session's processes too
   const { stopped } = await stopLab({ labDir });
   expect(stopped).toEqual(expect.arrayContaining(pids));
