@@ -127,8 +127,9 @@ export function valueCommand(
  * of the program's evaluation time and a few hundred MB of stack text. The resource's own source position
  * (which the SDK takes with an unlimited stack of its own) is unchanged, and so is every input. Lost: the
  * stack frames of those promises in `PULUMI_DEBUG_PROMISE_LEAKS` reports, and of an error the constructor
- * or the engine's registration throws (its message stays). The limit is the process's own again before
- * any other code runs (JavaScript runs this to the end before anything else).
+ * or the engine's registration throws (its message stays), including one a user's resource
+ * `transformations` (which run inside the constructor) throw. The limit is the process's own again
+ * before any other code runs (JavaScript runs this to the end before anything else).
  */
 export function withoutStackTraces<T>(make: () => T): T {
   const limit = Error.stackTraceLimit;
