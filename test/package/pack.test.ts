@@ -28,7 +28,10 @@ test("the tarball holds the compiled package, its shell library and LICENSE, and
   expect(files.filter((f) => /^test\/|^\.ci\/|^tools\/|\.ts$/.test(f) && !f.endsWith(".d.ts"))).toEqual([]);
 });
 
-test("installed into a program outside the repository, it loads through Pulumi's TypeScript loader and builds a Cluster under mocks", () => {
+/** The tarball installed into a scratch program outside the repository (once): its folder. */
+let appDir: string | undefined;
+function installedApp(): string {
+  if (appDir !== undefined) return appDir;
   const app = path.join(scratch, "app");
   fs.mkdirSync(app);
   const pulumiVersion = require("@pulumi/pulumi/package.json").version as string;
@@ -37,6 +40,23 @@ test("installed into a program outside the repository, it loads through Pulumi's
     JSON.stringify({ name: "scratch", private: true, dependencies: { "@pulumi/pulumi": pulumiVersion, "pulumi-kubeadm": `file:${tarball}` } }),
   );
   execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"], { cwd: app, stdio: "pipe" });
+  appDir = app;
+  return app;
+}
+
+/** Runs `file` of the scratch program as @pulumi/pulumi's run.js runs a TypeScript program (its ts-node, project options skipped); its stdout. */
+function runProgram(app: string, file: string): string {
+  const runner = [
+    "const ts = require('@pulumi/pulumi/tsutils');",
+    "const { tsnodeRequire, typescriptRequire } = ts.typeScriptRequireStrings();",
+    "require(tsnodeRequire).register({ compiler: typescriptRequire, transpileOnly: true, skipProject: true, compilerOptions: {} });",
+    `require('./${file}');`,
+  ].join("\n");
+  return execFileSync(process.execPath, ["-e", runner], { cwd: app, encoding: "utf8" });
+}
+
+test("installed into a program outside the repository, it loads through Pulumi's TypeScript loader and builds a Cluster under mocks", () => {
+  const app = installedApp();
   fs.writeFileSync(
     path.join(app, "index.ts"),
     [
@@ -58,16 +78,31 @@ test("installed into a program outside the repository, it loads through Pulumi's
       "process.once('beforeExit', () => console.log(JSON.stringify({ plan, registered: registered.length })));",
     ].join("\n"),
   );
-  // As @pulumi/pulumi's run.js does for a TypeScript program: its ts-node, project options skipped.
-  const runner = [
-    "const ts = require('@pulumi/pulumi/tsutils');",
-    "const { tsnodeRequire, typescriptRequire } = ts.typeScriptRequireStrings();",
-    "require(tsnodeRequire).register({ compiler: typescriptRequire, transpileOnly: true, skipProject: true, compilerOptions: {} });",
-    "require('./index.ts');",
-  ].join("\n");
-  const out = execFileSync(process.execPath, ["-e", runner], { cwd: app, encoding: "utf8" });
+  const out = runProgram(app, "index.ts");
   const result = JSON.parse(out.trim().split("\n").pop()!) as { plan: string[]; registered: number };
   // A new cluster (the component's record is still to be created): the plan names its kubeadm init.
   expect(result.plan).toEqual([expect.stringMatching(/^node "cp-1" \(control-plane\): kubeadm init v1\.34\.2 /)]);
   expect(result.registered).toBeGreaterThan(5);
+});
+
+test("an error raised inside the package names files the package ships (no source maps to sources it leaves out)", () => {
+  const app = installedApp();
+  fs.writeFileSync(
+    path.join(app, "refused.ts"),
+    [
+      'import * as pulumi from "@pulumi/pulumi";',
+      "pulumi.runtime.setMocks({ newResource: (a: any) => ({ id: a.name + '-id', state: a.inputs }), call: (a: any) => a.inputs }, 'scratch', 'dev', true);",
+      'import { Cluster } from "pulumi-kubeadm";',
+      "try {",
+      '  new Cluster("demo", { kubernetesVersion: "v1.34.2", nodes: [] });',
+      "} catch (e) {",
+      "  console.log(JSON.stringify({ stack: (e as Error).stack }));",
+      "}",
+    ].join("\n"),
+  );
+  const { stack } = JSON.parse(runProgram(app, "refused.ts").trim().split("\n").pop()!) as { stack: string };
+  // Every frame inside the package, as the loader's source-map support prints it (a path, :line:column).
+  const frames = [...stack.matchAll(/(\/[^\s():]*\/node_modules\/pulumi-kubeadm\/[^\s():]+):\d+:\d+/g)].map((m) => m[1] as string);
+  expect(frames.length).toBeGreaterThan(0);
+  expect(frames.filter((f) => !fs.existsSync(f))).toEqual([]);
 });
