@@ -44,8 +44,13 @@ function installedApp(): string {
   return app;
 }
 
-/** Runs `file` of the scratch program as @pulumi/pulumi's run.js runs a TypeScript program (its ts-node, project options skipped); its stdout. */
-function runProgram(app: string, file: string): string {
+/**
+ * Writes `lines` as `file` of the scratch program and runs it as @pulumi/pulumi's run.js runs a
+ * TypeScript program (its ts-node, project options skipped); its stdout.
+ */
+function runProgram(file: string, lines: string[]): string {
+  const app = installedApp();
+  fs.writeFileSync(path.join(app, file), lines.join("\n"));
   const runner = [
     "const ts = require('@pulumi/pulumi/tsutils');",
     "const { tsnodeRequire, typescriptRequire } = ts.typeScriptRequireStrings();",
@@ -56,29 +61,24 @@ function runProgram(app: string, file: string): string {
 }
 
 test("installed into a program outside the repository, it loads through Pulumi's TypeScript loader and builds a Cluster under mocks", () => {
-  const app = installedApp();
-  fs.writeFileSync(
-    path.join(app, "index.ts"),
-    [
-      'import * as pulumi from "@pulumi/pulumi";',
-      "const registered: string[] = [];",
-      "const cm = JSON.stringify({ metadata: { name: 'kubeadm-config', namespace: 'kube-system', resourceVersion: '1' }, data: { ClusterConfiguration: 'apiVersion: kubeadm.k8s.io/v1beta4\\nkind: ClusterConfiguration\\n' } });",
-      "const answer = (name: string) => name.endsWith('-prepare') ? 'criSocket=unix:///run/containerd/containerd.sock' : name.endsWith('-cluster-config-read') ? cm : '';",
-      "pulumi.runtime.setMocks({",
-      "  newResource: (a: any) => { registered.push(a.type + ' ' + a.name); return { id: a.name + '-id', state: { ...a.inputs, stdout: answer(a.name), stderr: '' } }; },",
-      "  call: (a: any) => a.inputs,",
-      "}, 'scratch', 'dev', true);",
-      'import { Cluster } from "pulumi-kubeadm";',
-      'const cluster = new Cluster("demo", {',
-      '  kubernetesVersion: "v1.34.2",',
-      '  nodes: [{ name: "cp-1", role: "control-plane", host: "10.0.0.1", hostKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl", criSocket: "unix:///run/containerd/containerd.sock" }],',
-      "});",
-      "let plan: string[] = [];",
-      "cluster.plan.apply((p) => { plan = p; });",
-      "process.once('beforeExit', () => console.log(JSON.stringify({ plan, registered: registered.length })));",
-    ].join("\n"),
-  );
-  const out = runProgram(app, "index.ts");
+  const out = runProgram("index.ts", [
+    'import * as pulumi from "@pulumi/pulumi";',
+    "const registered: string[] = [];",
+    "const cm = JSON.stringify({ metadata: { name: 'kubeadm-config', namespace: 'kube-system', resourceVersion: '1' }, data: { ClusterConfiguration: 'apiVersion: kubeadm.k8s.io/v1beta4\\nkind: ClusterConfiguration\\n' } });",
+    "const answer = (name: string) => name.endsWith('-prepare') ? 'criSocket=unix:///run/containerd/containerd.sock' : name.endsWith('-cluster-config-read') ? cm : '';",
+    "pulumi.runtime.setMocks({",
+    "  newResource: (a: any) => { registered.push(a.type + ' ' + a.name); return { id: a.name + '-id', state: { ...a.inputs, stdout: answer(a.name), stderr: '' } }; },",
+    "  call: (a: any) => a.inputs,",
+    "}, 'scratch', 'dev', true);",
+    'import { Cluster } from "pulumi-kubeadm";',
+    'const cluster = new Cluster("demo", {',
+    '  kubernetesVersion: "v1.34.2",',
+    '  nodes: [{ name: "cp-1", role: "control-plane", host: "10.0.0.1", hostKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl", criSocket: "unix:///run/containerd/containerd.sock" }],',
+    "});",
+    "let plan: string[] = [];",
+    "cluster.plan.apply((p) => { plan = p; });",
+    "process.once('beforeExit', () => console.log(JSON.stringify({ plan, registered: registered.length })));",
+  ]);
   const result = JSON.parse(out.trim().split("\n").pop()!) as { plan: string[]; registered: number };
   // A new cluster (the component's record is still to be created): the plan names its kubeadm init.
   expect(result.plan).toEqual([expect.stringMatching(/^node "cp-1" \(control-plane\): kubeadm init v1\.34\.2 /)]);
@@ -86,21 +86,17 @@ test("installed into a program outside the repository, it loads through Pulumi's
 });
 
 test("an error raised inside the package names files the package ships (no source maps to sources it leaves out)", () => {
-  const app = installedApp();
-  fs.writeFileSync(
-    path.join(app, "refused.ts"),
-    [
-      'import * as pulumi from "@pulumi/pulumi";',
-      "pulumi.runtime.setMocks({ newResource: (a: any) => ({ id: a.name + '-id', state: a.inputs }), call: (a: any) => a.inputs }, 'scratch', 'dev', true);",
-      'import { Cluster } from "pulumi-kubeadm";',
-      "try {",
-      '  new Cluster("demo", { kubernetesVersion: "v1.34.2", nodes: [] });',
-      "} catch (e) {",
-      "  console.log(JSON.stringify({ stack: (e as Error).stack }));",
-      "}",
-    ].join("\n"),
-  );
-  const { stack } = JSON.parse(runProgram(app, "refused.ts").trim().split("\n").pop()!) as { stack: string };
+  const out = runProgram("refused.ts", [
+    'import * as pulumi from "@pulumi/pulumi";',
+    "pulumi.runtime.setMocks({ newResource: (a: any) => ({ id: a.name + '-id', state: a.inputs }), call: (a: any) => a.inputs }, 'scratch', 'dev', true);",
+    'import { Cluster } from "pulumi-kubeadm";',
+    "try {",
+    '  new Cluster("demo", { kubernetesVersion: "v1.34.2", nodes: [] });',
+    "} catch (e) {",
+    "  console.log(JSON.stringify({ stack: (e as Error).stack }));",
+    "}",
+  ]);
+  const { stack } = JSON.parse(out.trim().split("\n").pop()!) as { stack: string };
   // Every frame inside the package, as the loader's source-map support prints it (a path, :line:column).
   const frames = [...stack.matchAll(/(\/[^\s():]*\/node_modules\/pulumi-kubeadm\/[^\s():]+):\d+:\d+/g)].map((m) => m[1] as string);
   expect(frames.length).toBeGreaterThan(0);
