@@ -64,7 +64,9 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    before it to be at the target (its unit done): one control-plane node cordoned at a time; a
  *    control-plane node added in the same `up` as a version change joins a control plane already at
  *    the target;
- * 4. workers once the control plane is at the target, in join waves (the workers not gone, in plan order,
+ * 4. workers once the last control-plane node ran its `kubeadm upgrade` and was drained (every API server
+ *    at the target; its kubelet and uncordon go on beside the first workers' `kubeadm upgrade node`, and
+ *    the first workers in the window drain once its unit is done), in join waves (the workers not gone, in plan order,
  *    `maxConcurrentJoins` at a time, ids `workers_<n>`): each wave's `join-material` (ONE bootstrap token
  *    for its members, on the first control-plane node) after its members' own `join-token` (which runs
  *    no command on a worker that joins in this run) and after the join its first member waits for (so
@@ -149,6 +151,10 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     ahead = lineNode(node, joined);
   }
   const controlPlaneDone = ahead;
+  // The workers' join material (so their joins and units): once the last control-plane node ran its
+  // `kubeadm upgrade` and was drained (every API server at the target); its kubelet and uncordon go on
+  // beside the first workers' `kubeadm upgrade node`, whose drains wait for its whole unit.
+  const controlPlaneUpgraded: LineWait = { ready: [controlPlaneDone], readyUntil: "drained" };
   const inLine: LineNode[] = [];
   // Join waves: the workers (not gone) in plan order, joinWindow at a time. Each wave's join material
   // (one token) comes after the joins of the wave before; its node metadata after its members' own.
@@ -164,7 +170,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   const tokens = new Set<string>();
   const token = (node: ValidNode): string => {
     const id = stepId(node.name, workerJoinToken.action);
-    if (!tokens.has(id)) add(node, cp1, workerJoinToken, [configured], { ready: [controlPlaneDone] });
+    if (!tokens.has(id)) add(node, cp1, workerJoinToken, [configured], controlPlaneUpgraded);
     tokens.add(id);
     return id;
   };
@@ -181,7 +187,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       // for: the token's lifetime starts when the wave can start joining, not hours before; a failed
       // join stops the run with at most the next wave's token made (stale if fixed hours later).
       const own = (waves[k] as ValidNode[]).map(token);
-      materialOf[k] = add(first, cp1, joinMaterial, [configured, ...own, ...aheadJoined], { ready: [controlPlaneDone] }, { members }, stepId(waveId(k), joinMaterial.action));
+      materialOf[k] = add(first, cp1, joinMaterial, [configured, ...own, ...aheadJoined], controlPlaneUpgraded, { members }, stepId(waveId(k), joinMaterial.action));
     }
     const material = token(node);
     const waveMaterial = k !== undefined ? materialOf[k] : undefined;
@@ -195,7 +201,10 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     );
     const waitFor = inLine[inLine.length - workerWindow];
     const window = { node: node.name, firstControlPlane: cp1, size: workerWindow, ...(waitFor !== undefined ? { waitFor } : {}) };
-    unit(node, [joined], { window: { ...window, until: "drained" } }, { window: { ...window, until: "unitDone" } });
+    // The first workers in the window (none ahead of them) drain once the control plane's last unit is
+    // done: a control-plane node and workers are never cordoned at once.
+    const drainLine: LineWait = { window: { ...window, until: "unitDone" }, ...(waitFor === undefined ? { ready: [controlPlaneDone] } : {}) };
+    unit(node, [joined], { window: { ...window, until: "drained" } }, drainLine);
     if (k !== undefined && members[members.length - 1] === node.name) {
       add(first, cp1, waveMetadata, members.map((m) => stepId(m, "node-metadata")), undefined, { members }, stepId(waveId(k), waveMetadata.action));
     }

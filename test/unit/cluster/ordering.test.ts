@@ -56,17 +56,20 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   // The admin kubeconfig is read after the upgrade (which renews its certificate).
   expect(reg("c-cp1-kubeconfig").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   // Nothing else joins or upgrades before the first control-plane node is drained (its kubeadm upgrade
-  // apply done), nothing else is drained before its unit is done; workers wait for the whole control plane.
+  // apply done), nothing else is drained before its unit is done.
   for (const n of ["cp2", "cp3", "w1", "w2"]) {
     expect(reg(`c-${n}-join-token`).start).toBeGreaterThan(reg("c-cp1-drain").end);
     expect(reg(`c-${n}-join`).start).toBeGreaterThan(reg(`c-${n}-join-token`).end);
     expect(reg(`c-${n}-upgrade`).start).toBeGreaterThan(reg(`c-${n}-join`).end);
     expect(reg(`c-${n}-drain`).start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   }
-  for (const n of ["w1", "w2"]) expect(reg(`c-${n}-join-token`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+  // Workers once the last control-plane node ran its kubeadm upgrade and was drained (every API server
+  // at the target); they drain once its whole unit is done (never cordoned beside it).
+  for (const n of ["w1", "w2"]) expect(reg(`c-${n}-join-token`).start).toBeGreaterThan(reg("c-cp3-drain").end);
   expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-drain").end);
   expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-drain").end);
-  for (const w of ["w1", "w2"]) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+  for (const w of ["w1", "w2"]) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-drain").end);
+  for (const w of ["w1", "w2"]) expect(reg(`c-${w}-drain`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
   // Workers join side by side.
   const [a, b] = [reg("c-w1-join"), reg("c-w2-join")];
   expect(Math.max(a.start, b.start)).toBeLessThan(Math.min(a.end, b.end));
@@ -153,9 +156,9 @@ test("describePlan lists every step of the desired state in order, known without
   expect(index("cp2-join")).toBeLessThan(index("cp3-join-token"));
   expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp2-drain if cp2 had joined before this run, else after cp2-join)");
   expect(plan[index("cp3-drain")]).toContain("(on cp1, after cp3-upgrade; after cp2-node-metadata if cp2 had joined before this run, else after cp2-join)");
-  expect(plan[index("w1-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join)");
+  expect(plan[index("w1-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp3-drain if cp3 had joined before this run, else after cp3-join)");
   expect(plan[index("workers_1-join-material")]).toContain(
-    "c-workers_1-join-material (on cp1, after cp1-cluster-config, w1-join-token, w2-join-token; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join): make fresh join material for the join wave of w1 and w2: ONE bootstrap token",
+    "c-workers_1-join-material (on cp1, after cp1-cluster-config, w1-join-token, w2-join-token; after cp3-drain if cp3 had joined before this run, else after cp3-join): make fresh join material for the join wave of w1 and w2: ONE bootstrap token",
   );
   expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token, workers_1-join-material)");
   expect(plan[index("workers_1-node-metadata")]).toContain("c-workers_1-node-metadata (on cp1, after w1-node-metadata, w2-node-metadata): for w1 and w2, in one session:");

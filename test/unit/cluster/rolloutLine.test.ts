@@ -89,7 +89,11 @@ test("nodes that had joined keep the line: member workers cordoned one at a time
   expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-drain").end);
   expect(reg("c-cp2-drain").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   expect(reg("c-cp3-drain").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
-  for (const w of WORKERS) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+  // Workers once the last control-plane node is drained (its kubelet and uncordon beside the first
+  // worker's kubeadm upgrade node), and the first worker's drain once its unit is done.
+  for (const w of WORKERS) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-drain").end);
+  expect(reg("c-w1-join-token").start).toBeLessThan(reg("c-cp3-node-metadata").end);
+  expect(reg("c-w1-drain").start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
   // w2 (new, joining a cluster that existed) keeps its place: its drain (no command) waits for w1's
   // unit, and w3's for w2's, so w1 and w3 are never cordoned at the same time; each upgrade waits for
   // the drain of the worker ahead.
