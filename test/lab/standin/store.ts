@@ -2,8 +2,11 @@
  * TEST DOUBLE, not a Kubernetes API server: the lab's shared cluster store.
  *
  * Layout: `$LAB_DIR/cluster/store.json` (one JSON document, below) and `$LAB_DIR/cluster/store.lock`.
- * Every read and every read-modify-write holds an exclusive `flock` on store.lock; writes replace
- * store.json atomically (temp file + rename), so concurrent stand-ins on several nodes lose nothing.
+ * Every read-modify-write holds an exclusive `flock` on store.lock and replaces store.json atomically
+ * (temp file + rename), so concurrent stand-ins on several nodes lose nothing. A read takes no lock: it
+ * sees the whole store as one write or the next left it, and many read at once, as an API server serves
+ * concurrent GETs (an exclusive lock for reads queued the 23 nodes' version checks of an upgrade one
+ * behind the other).
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -88,9 +91,9 @@ function load(): Store {
   }
 }
 
-/** Reads the store under the lock. */
+/** Reads the store as the last write left it (no lock: writes replace the file atomically). */
 export async function readStore(): Promise<Store> {
-  return withFlock(path.join(storeDir(), "store.lock"), load);
+  return load();
 }
 
 /**
