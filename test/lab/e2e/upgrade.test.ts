@@ -152,22 +152,24 @@ test("a worker's kubeadm upgrade runs while the worker ahead finishes its unit: 
   expect(Object.values(storeNodes()).map((n) => n.spec.unschedulable ?? false)).toEqual([false, false, false, false, false, false]);
 });
 
-test("a worker's kubeadm upgrade that fails while the worker ahead finishes its unit: the rollout stops there, so that worker (which did nothing wrong) stays cordoned until the re-run, which finishes it and runs no kubeadm twice", async () => {
+/**
+ * `failing`'s kubeadm package install fails (once: the marker says it did) while `ahead`, the node whose
+ * drain its upgrade waited for, is still in its unit: `ahead`'s kubelet package install waits until the
+ * failure happened (no time limit: nothing races the clock), as on real machines, where a kubelet step
+ * (restart, settle, Ready) takes far longer than a failing package install. The rollout stops there:
+ * `ahead`'s kubelet step was under way and finishes, its node-metadata (the uncordon) never starts, so it
+ * stays cordoned until the re-run, which finishes it and runs no kubeadm twice.
+ */
+async function failsWhileAheadFinishes(stackName: string, ahead: string, failing: string): Promise<void> {
   const nodes = [...MIXED, { name: "worker-3", role: "worker" as const, criSocket: CONTAINERD, runtimes: ["containerd"] }];
-  // worker-2's kubeadm package install fails (once: the marker says it did); worker-1's kubelet package
-  // install waits until it has (no time limit: nothing races the clock), so worker-2's failure reaches the
-  // engine while worker-1's unit is still under way, as it does on real machines, where a kubelet step
-  // (restart, settle, Ready) takes far longer than a failing package install. On 73a2577 the marker never
-  // comes (worker-2's upgrade waited for worker-1's whole unit): worker-1's kubelet step waits until the
-  // test's time limit.
-  const failed = join(LAB_DIR, "worker-2-kubeadm-install-failed");
+  const failed = join(LAB_DIR, `${failing}-kubeadm-install-failed`);
   rmSync(failed, { force: true });
   const installs: Record<string, Record<string, string>> = {
-    "worker-1": { kubeletInstallCommand: `until [ -f ${failed} ]; do sleep 0.1; done; echo v{version} >/etc/lab-node/kubelet-version` },
-    "worker-2": { kubeadmInstallCommand: `if [ ! -f ${failed} ]; then touch ${failed}; exit 1; fi; ${LAB_INSTALLS["kubeadm:kubeadmInstallCommand"]}` },
+    [ahead]: { kubeletInstallCommand: `until [ -f ${failed} ]; do sleep 0.1; done; echo v{version} >/etc/lab-node/kubelet-version` },
+    [failing]: { kubeadmInstallCommand: `if [ ! -f ${failed} ]; then touch ${failed}; exit 1; fi; ${LAB_INSTALLS["kubeadm:kubeadmInstallCommand"]}` },
   };
   const at = (version: string) => {
-    const file = writeStack("lookahead-fails", version, nodes, LAB_INSTALLS);
+    const file = writeStack(stackName, version, nodes, LAB_INSTALLS);
     const doc = parse(readFileSync(file, "utf8"));
     doc.config["kubeadm:nodes"] = doc.config["kubeadm:nodes"].map((n: { name: string }) => ({ ...n, ...installs[n.name] }));
     writeFileSync(file, stringify(doc));
@@ -177,19 +179,30 @@ test("a worker's kubeadm upgrade that fails while the worker ahead finishes its 
   ok(await run(at("v1.33.2")));
 
   const first = await run(at("v1.34.2"));
-  expect(first.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-2-upgrade"]);
+  expect(first.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual([`e2e-${failing}-upgrade`]);
   const ran = (name: string) => (first.resources.find((r) => r.name === name)?.ran.length ?? 0) > 0;
-  // worker-1's kubelet step was under way and finished; its node-metadata (the uncordon) never started.
-  expect({ kubelet1: ran("e2e-worker-1-kubelet"), metadata1: ran("e2e-worker-1-node-metadata") }).toEqual({ kubelet1: true, metadata1: false });
-  const cordoned = () => ["worker-1", "worker-2", "worker-3"].map((n) => storeNodes()[n]?.spec.unschedulable ?? false);
-  expect(cordoned()).toEqual([true, false, false]);
-  expect([nodeFile("worker-1", "/etc/lab-node/kubelet-version"), nodeFile("worker-2", "/etc/lab-node/kubeadm-version")]).toEqual(["v1.34.2\n", "v1.33.2\n"]);
+  expect({ kubelet: ran(`e2e-${ahead}-kubelet`), metadata: ran(`e2e-${ahead}-node-metadata`) }).toEqual({ kubelet: true, metadata: false });
+  const cordoned = () => nodes.filter((n) => storeNodes()[n.name]?.spec.unschedulable === true).map((n) => n.name);
+  expect(cordoned()).toEqual([ahead]);
+  expect([nodeFile(ahead, "/etc/lab-node/kubelet-version"), nodeFile(failing, "/etc/lab-node/kubeadm-version")]).toEqual(["v1.34.2\n", "v1.33.2\n"]);
 
-  const second = await run(at("v1.34.2"));
-  ok(second);
-  expect(upgrades().map((e) => e.split(" ")[0])).toEqual(["cp-1", "cp-2", "cp-3", "worker-1", "worker-2", "worker-3"]);
-  expect(cordoned()).toEqual([false, false, false]);
-  expect(["worker-1", "worker-2", "worker-3"].map((n) => nodeFile(n, "/etc/lab-node/kubelet-version"))).toEqual(["v1.34.2\n", "v1.34.2\n", "v1.34.2\n"]);
+  ok(await run(at("v1.34.2")));
+  expect(upgrades().map((e) => e.split(" ")[0])).toEqual(nodes.map((n) => n.name));
+  expect(cordoned()).toEqual([]);
+  expect(nodes.map((n) => nodeFile(n.name, "/etc/lab-node/kubelet-version"))).toEqual(nodes.map(() => "v1.34.2\n"));
+}
+
+// On 73a2577 the marker never comes (worker-2's upgrade waited for worker-1's whole unit): worker-1's
+// kubelet step waits until the test's time limit.
+test("a worker's kubeadm upgrade that fails while the worker ahead finishes its unit: the rollout stops there, so that worker (which did nothing wrong) stays cordoned until the re-run, which finishes it and runs no kubeadm twice", async () => {
+  await failsWhileAheadFinishes("lookahead-fails", "worker-1", "worker-2");
+});
+
+// The same at the control plane's end: the first worker's upgrade runs once the last control-plane node
+// is drained, beside its kubelet restart and uncordon. Before, it waited for that node's whole unit (the
+// marker never comes: cp-3's kubelet step waits until the test's time limit).
+test("the first worker's kubeadm upgrade that fails while the last control-plane node finishes its unit: that node stays cordoned until the re-run, which finishes it and runs no kubeadm twice", async () => {
+  await failsWhileAheadFinishes("lookahead-cp-fails", "cp-3", "worker-1");
 });
 
 test("a node whose declared runtime is gone (switched by hand): the toggle stops at its prepare step, naming the node and the socket, before any file changes", async () => {
