@@ -151,7 +151,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     ahead = lineNode(node, joined);
   }
   const controlPlaneDone = ahead;
-  // The workers' join material (so their joins and units): once the last control-plane node ran its
+  // The workers' join material (so their joins and units, a worker's join waits for its wave's): once the last control-plane node ran its
   // `kubeadm upgrade` and was drained (every API server at the target); its kubelet and uncordon go on
   // beside the first workers' `kubeadm upgrade node`, whose drains wait for its whole unit.
   const controlPlaneUpgraded: LineWait = { ready: [controlPlaneDone], readyUntil: "drained" };
@@ -170,7 +170,9 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   const tokens = new Set<string>();
   const token = (node: ValidNode): string => {
     const id = stepId(node.name, workerJoinToken.action);
-    if (!tokens.has(id)) add(node, cp1, workerJoinToken, [configured], controlPlaneUpgraded);
+    // No line: it runs no command on a worker that joins in this run, and its join waits for the control
+    // plane through its wave's join-material, so the workers' idle tokens are done before that wave.
+    if (!tokens.has(id)) add(node, cp1, workerJoinToken, [configured]);
     tokens.add(id);
     return id;
   };

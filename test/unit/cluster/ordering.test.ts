@@ -58,14 +58,16 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   // Nothing else joins or upgrades before the first control-plane node is drained (its kubeadm upgrade
   // apply done), nothing else is drained before its unit is done.
   for (const n of ["cp2", "cp3", "w1", "w2"]) {
-    expect(reg(`c-${n}-join-token`).start).toBeGreaterThan(reg("c-cp1-drain").end);
+    expect(reg(`c-${n}-join`).start).toBeGreaterThan(reg("c-cp1-drain").end);
     expect(reg(`c-${n}-join`).start).toBeGreaterThan(reg(`c-${n}-join-token`).end);
     expect(reg(`c-${n}-upgrade`).start).toBeGreaterThan(reg(`c-${n}-join`).end);
     expect(reg(`c-${n}-drain`).start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   }
   // Workers once the last control-plane node ran its kubeadm upgrade and was drained (every API server
   // at the target); they drain once its whole unit is done (never cordoned beside it).
-  for (const n of ["w1", "w2"]) expect(reg(`c-${n}-join-token`).start).toBeGreaterThan(reg("c-cp3-drain").end);
+  // A worker's own join-token waits for nothing but the cluster's configuration (idle on a joining
+  // worker); its join waits for its wave's join-material, made once the control plane is upgraded.
+  expect(reg("c-workers_1-join-material").start).toBeGreaterThan(reg("c-cp3-drain").end);
   expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-drain").end);
   expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-drain").end);
   for (const w of ["w1", "w2"]) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-drain").end);
@@ -94,7 +96,9 @@ test("the rollout line does not depend on anything the caller passes: workers at
   expect(reg("c-cp3-upgrade").start).toBeGreaterThan(reg("c-cp2-drain").end);
   expect(reg("c-cp2-drain").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   expect(reg("c-cp3-drain").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
-  for (const w of workers) expect(reg(`c-${w.name}-upgrade`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+  // Workers once the last control-plane node is drained; the first two (the window) drain once its unit is done.
+  for (const w of workers) expect(reg(`c-${w.name}-upgrade`).start).toBeGreaterThan(reg("c-cp3-drain").end);
+  for (const w of ["w1", "w2"]) expect(reg(`c-${w}-drain`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
   expect(reg("c-w3-drain").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
   expect(reg("c-w5-drain").start).toBeGreaterThan(reg("c-w3-node-metadata").end);
   expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w1-drain").end);
@@ -156,7 +160,7 @@ test("describePlan lists every step of the desired state in order, known without
   expect(index("cp2-join")).toBeLessThan(index("cp3-join-token"));
   expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp2-drain if cp2 had joined before this run, else after cp2-join)");
   expect(plan[index("cp3-drain")]).toContain("(on cp1, after cp3-upgrade; after cp2-node-metadata if cp2 had joined before this run, else after cp2-join)");
-  expect(plan[index("w1-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp3-drain if cp3 had joined before this run, else after cp3-join)");
+  expect(plan[index("w1-join-token")]).toContain("c-w1-join-token (on cp1, after cp1-cluster-config): ");
   expect(plan[index("workers_1-join-material")]).toContain(
     "c-workers_1-join-material (on cp1, after cp1-cluster-config, w1-join-token, w2-join-token; after cp3-drain if cp3 had joined before this run, else after cp3-join): make fresh join material for the join wave of w1 and w2: ONE bootstrap token",
   );

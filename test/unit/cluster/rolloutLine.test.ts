@@ -41,8 +41,9 @@ test("a new cluster: no unit waits for another; each control-plane join waits on
   // Control-plane nodes join one at a time, each after the join before it, not after its unit.
   expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-join").end);
   expect(reg("c-cp3-join-token").start).toBeLessThan(reg("c-cp2-node-metadata").end);
-  for (const w of WORKERS) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-join").end);
-  expect(reg("c-w1-join-token").start).toBeLessThan(reg("c-cp3-node-metadata").end);
+  for (const w of WORKERS) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-join").end);
+  expect(reg("c-workers_1-join-material").start).toBeGreaterThan(reg("c-cp3-join").end);
+  expect(reg("c-w1-join").start).toBeLessThan(reg("c-cp3-node-metadata").end);
   // Worker units side by side: the last starts before the first is done.
   expect(reg("c-w5-upgrade").start).toBeLessThan(reg("c-w1-node-metadata").end);
   // Each unit still follows its own join, in kubeadm's order.
@@ -91,8 +92,8 @@ test("nodes that had joined keep the line: member workers cordoned one at a time
   expect(reg("c-cp3-drain").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
   // Workers once the last control-plane node is drained (its kubelet and uncordon beside the first
   // worker's kubeadm upgrade node), and the first worker's drain once its unit is done.
-  for (const w of WORKERS) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-drain").end);
-  expect(reg("c-w1-join-token").start).toBeLessThan(reg("c-cp3-node-metadata").end);
+  for (const w of WORKERS) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-drain").end);
+  expect(reg("c-workers_1-join-material").start).toBeLessThan(reg("c-cp3-node-metadata").end);
   expect(reg("c-w1-drain").start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
   // w2 (new, joining a cluster that existed) keeps its place: its drain (no command) waits for w1's
   // unit, and w3's for w2's, so w1 and w3 are never cordoned at the same time; each upgrade waits for
