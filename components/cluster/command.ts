@@ -25,6 +25,7 @@ import * as command from "@pulumi/command";
 import type * as inputs from "@pulumi/command/types/input";
 import { remoteCommand } from "../scripts/script";
 import type { Step } from "../plan/steps";
+import { combine } from "./combine";
 
 /**
  * A step's scripts (`StepScripts`), each known now or once an earlier step reported (init/join need the
@@ -145,9 +146,14 @@ function aliasesFor(formerNames: string[]): { aliases?: pulumi.Alias[] } {
   return formerNames.length > 0 ? { aliases: formerNames.map((name) => ({ name })) } : {};
 }
 
+/** The command text of a script (undefined stays undefined: no command). */
+function commandText(script: string | undefined): string | undefined {
+  return script === undefined ? undefined : remoteCommand(script, true);
+}
+
 /** The command text of a script that may not be known yet (undefined stays undefined: no command). */
 function wrap<T extends string | undefined>(script: pulumi.Input<T>): pulumi.Input<T> {
-  return (typeof script === "string" ? remoteCommand(script, true) : pulumi.output(script).apply((s) => (s === undefined ? undefined : remoteCommand(s, true)))) as pulumi.Input<T>;
+  return combine([script], ([s]) => commandText(s)) as pulumi.Input<T>;
 }
 
 /**
@@ -158,8 +164,8 @@ function wrap<T extends string | undefined>(script: pulumi.Input<T>): pulumi.Inp
 const HIDDEN_FROM_DIFF = ["create", "update", "delete"];
 
 /**
- * The step's create and update scripts as the Command takes them. pulumi-command runs `create` on an
- * update when `update` is unset, so an update equal to the create is left out; except with an idle
+ * The step's create and update command texts as the Command takes them. pulumi-command runs `create` on
+ * an update when `update` is unset, so an update equal to the create is left out; except with an idle
  * create (`createRuns` false), whose update is the script itself: a later rollout may change the step but
  * not the node's prepare (whose report keeps saying the node was joining), and an unset update would
  * then run the empty create.
@@ -170,14 +176,15 @@ function createAndUpdate(
 ): { create: pulumi.Input<string | undefined>; update: pulumi.Input<string | undefined> | undefined } {
   if (createRuns !== undefined) {
     return {
-      create: pulumi.all([createRuns, scripts.create]).apply(([runs, text]) => (runs ? text : undefined)),
-      update: scripts.update ?? scripts.create,
+      create: combine([createRuns, scripts.create], ([runs, text]) => (runs ? commandText(text) : undefined)),
+      update: wrap(scripts.update ?? scripts.create),
     };
   }
   if (scripts.update === undefined || typeof scripts.update === "string" || typeof scripts.create === "string") {
-    return { create: scripts.create, update: scripts.update !== scripts.create ? scripts.update : undefined };
+    const update = scripts.update !== scripts.create ? scripts.update : undefined;
+    return { create: wrap(scripts.create), update: update !== undefined ? wrap(update) : undefined };
   }
-  return { create: scripts.create, update: pulumi.all([scripts.create, scripts.update]).apply(([c, u]) => (u !== c ? u : undefined)) };
+  return { create: wrap(scripts.create), update: combine([scripts.create, scripts.update], ([c, u]) => (u !== c ? commandText(u) : undefined)) };
 }
 
 /**
@@ -213,8 +220,8 @@ export function stepCommand(
     {
       connection: a.connection,
       // An Output resolving to undefined leaves `create` (or `update`) unset.
-      create: wrap(create) as pulumi.Input<string>,
-      ...(update !== undefined ? { update: wrap(update) as pulumi.Input<string> } : {}),
+      create: create as pulumi.Input<string>,
+      ...(update !== undefined ? { update: update as pulumi.Input<string> } : {}),
       ...(a.scripts.delete !== undefined ? { delete: wrap(a.scripts.delete) } : {}),
       stdin: a.stdin,
       ...(a.triggers !== undefined ? { triggers: a.triggers } : {}),
