@@ -134,10 +134,12 @@ interface StepSources {
   /** The scripts rendered at construction (with the declared endpoint). */
   early(id: string): StepScripts;
   /**
-   * With args given as Outputs (deferred.ts): the step's context once their values are known, from
-   * which its scripts and stdin are rendered (the construction's context holds placeholders).
+   * With args given as Outputs (deferred.ts): each step's context once their values are known, from
+   * which its scripts and stdin are rendered (the construction's context holds placeholders). One Output
+   * for every step, whose value is a lookup: a context as an Output's value would be walked (and copied
+   * by pulumi.all) with the whole cluster in it, for every step.
    */
-  late?(id: string): pulumi.Output<StepContext>;
+  late?: pulumi.Output<(id: string) => StepContext>;
   connection(node: string): ReturnType<typeof nodeConnection>;
   /** The Cluster's `retainOnDelete`, passed on to every step. */
   retainOnDelete: boolean;
@@ -217,7 +219,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     const stdinSpec = kind.stdin;
     // Only a step with stdin data waits for the values it is made from (every Output costs the SDK a few promises).
     // With args given as Outputs the step's context is known late (src.late); its scripts and stdin wait for it.
-    const late = src.late?.(step.id);
+    const late = src.late;
     const endpointOf = (n: string) => endpoints.get(n) as string | pulumi.Output<string>;
     // The step's values head its stdin (shown by `pulumi preview --diff`), known now when its endpoint is.
     const withValues = (c: StepContext, ep: string, d: string) => {
@@ -240,11 +242,12 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       const data =
         stdinSpec === undefined
           ? ""
-          : (late.apply((c) => {
+          : (late.apply((contextOf) => {
+              const c = contextOf(step.id);
               const r = readsOf(c);
               return combine([endpoint, ...valuesOf(r)], ([e, ...values]) => dataOf(c, e as string, r, values as string[]));
             }) as pulumi.Output<string>);
-      stdin = combine([late, shownEndpoint, data], ([c, ep, d]) => withValues(c, ep, d));
+      stdin = combine([late, shownEndpoint, data], ([contextOf, ep, d]) => withValues(contextOf(step.id), ep, d));
     } else if (stdinSpec === undefined && knownEndpoint !== undefined) {
       stdin = withValues(ctx, knownEndpoint, "");
     } else {
@@ -258,7 +261,10 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     // the declared one (or kubeadm's default): the same when the endpoint is declared.
     const scriptsAt = (c: StepContext, ep: string) => (c === ctx && ep === (ctx.node.criSocket ?? DEFAULT_CRI_SOCKET) ? early : kind.scripts(c, ep));
     const resolved = late
-      ? late.apply((c) => (kind.scriptsUseEndpoint ? combine([endpoint as string | pulumi.Output<string>], ([ep]) => scriptsAt(c, ep)) : kind.scripts(c, c.node.criSocket ?? DEFAULT_CRI_SOCKET)))
+      ? late.apply((contextOf) => {
+          const c = contextOf(step.id);
+          return kind.scriptsUseEndpoint ? combine([endpoint as string | pulumi.Output<string>], ([ep]) => scriptsAt(c, ep)) : kind.scripts(c, c.node.criSocket ?? DEFAULT_CRI_SOCKET);
+        })
       : kind.scriptsUseEndpoint
         ? combine([endpoint as string | pulumi.Output<string>], ([ep]) => scriptsAt(ctx, ep))
         : undefined;
@@ -453,7 +459,7 @@ export class Cluster extends pulumi.ComponentResource {
           : registerSteps(this, name, steps, {
               context: (id) => contexts.get(id) as StepContext,
               early: (id) => scripts.get(id) as StepScripts,
-              ...(late !== undefined ? { late: (id: string) => late.apply((l) => (l.contexts ?? contexts).get(id) as StepContext) } : {}),
+              ...(late !== undefined ? { late: late.apply((l) => (id: string) => (l.contexts ?? contexts).get(id) as StepContext) } : {}),
               connection,
               retainOnDelete: opts?.retainOnDelete === true,
             }, former);
