@@ -234,11 +234,22 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     /** The script's data on stdin, from `values`: the stdout of each step `r` reads, then each node's endpoint. */
     const dataOf = (c: StepContext, ep: string, r: { reads: string[]; nodes: string[] }, values: string[]) =>
       stdinSpec === undefined ? "" : stdinSpec.render(c, runValues(step.id, ep, r.reads, r.nodes, values));
+    /** The stdin of `c`'s step once its endpoint and what it reads are known. */
+    const stdinOf = (c: StepContext) => {
+      const r = readsOf(c);
+      return combine([shownEndpoint, ...valuesOf(r)], ([ep, ...values]) =>
+        withValues(c, ep, dataOf(c, (endpoint === undefined ? undefined : ep) as string, r, values as string[])),
+      );
+    };
     let stdin: pulumi.Input<string>;
-    if (late !== undefined) {
-      // The data waits for the context, then for what the context says it reads; the values ahead of it
-      // for the context and the endpoint. Kept apart, so that the stdin carries the resources of all of
-      // them while any one is unknown (at preview), as pulumi.all does.
+    if (late !== undefined && !pulumi.Output.isInstance(shownEndpoint)) {
+      // The endpoint declared: the stdin waits for the context, then for what the context says it reads
+      // (while the context is unknown it carries the context's resources alone, as the form below does).
+      stdin = late.apply((contextOf) => stdinOf(contextOf(step.id))) as pulumi.Output<string>;
+    } else if (late !== undefined) {
+      // The endpoint detected: the data waits for the context, then for what the context says it reads;
+      // the values ahead of it for the context and the endpoint. Kept apart, so that while the context is
+      // unknown (at preview) the stdin still carries the endpoint's resources (its prepare step).
       const data =
         stdinSpec === undefined
           ? ""
@@ -251,10 +262,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     } else if (stdinSpec === undefined && knownEndpoint !== undefined) {
       stdin = withValues(ctx, knownEndpoint, "");
     } else {
-      const r = readsOf(ctx);
-      stdin = combine([shownEndpoint, ...valuesOf(r)], ([ep, ...values]) =>
-        withValues(ctx, ep, dataOf(ctx, (endpoint === undefined ? undefined : ep) as string, r, values as string[])),
-      );
+      stdin = stdinOf(ctx);
     }
     const early = src.early(step.id);
     // The scripts rendered with the node's endpoint once known; at construction they were rendered with
