@@ -278,13 +278,12 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
         : undefined;
     const made = stepCommand(parent, name, {
       step,
-      scripts: resolved
-        ? {
-            create: combine([resolved], ([x]) => x.create),
-            update: combine([resolved], ([x]) => x.update ?? x.create),
-            ...(early.delete !== undefined ? { delete: combine([resolved], ([x]) => x.delete as string) } : {}),
-          }
-        : early,
+      scripts:
+        resolved === undefined
+          ? early
+          : pulumi.Output.isInstance(resolved)
+            ? { all: resolved as pulumi.Output<StepScripts>, withDelete: early.delete !== undefined }
+            : { create: resolved.create, update: resolved.update ?? resolved.create, ...(early.delete !== undefined ? { delete: resolved.delete as string } : {}) },
       // idleOnJoin: on a node that joins in this run (its prepare said so) the create runs nothing.
       ...(kind.idleOnJoin === true ? { createRuns: joined.get(step.node) ?? pulumi.output(true) } : {}),
       connection: src.connection(step.runsOn),
