@@ -21,6 +21,7 @@ import { checkInitNode, planTransitions, type Transitions } from "./transitions"
 import { describeChanges } from "./changes";
 import { deferredArgs } from "./deferred";
 import { asInputErrors } from "./inputErrors";
+import { combine } from "./combine";
 import type { ClusterArgs, NodeArgs } from "./args";
 
 /** Per-node status, an output of the component. */
@@ -133,10 +134,12 @@ interface StepSources {
   /** The scripts rendered at construction (with the declared endpoint). */
   early(id: string): StepScripts;
   /**
-   * With args given as Outputs (deferred.ts): the step's context once their values are known, from
-   * which its scripts and stdin are rendered (the construction's context holds placeholders).
+   * With args given as Outputs (deferred.ts): each step's context once their values are known, from
+   * which its scripts and stdin are rendered (the construction's context holds placeholders). One Output
+   * for every step, whose value is a lookup: a context as an Output's value would be walked (and copied
+   * by pulumi.all) with the whole cluster in it, for every step.
    */
-  late?(id: string): pulumi.Output<StepContext>;
+  late?: pulumi.Output<(id: string) => StepContext>;
   connection(node: string): ReturnType<typeof nodeConnection>;
   /** The Cluster's `retainOnDelete`, passed on to every step. */
   retainOnDelete: boolean;
@@ -145,57 +148,55 @@ interface StepSources {
 /** What the registered steps give back: a step's stdout, a node's resolved CRI endpoint, every step's resource. */
 interface RegisteredSteps {
   stdout(id: string): pulumi.Output<string>;
-  endpoint(node: string): pulumi.Output<string>;
+  /** Known now when declared. */
+  endpoint(node: string): string | pulumi.Output<string>;
   all: command.remote.Command[];
 }
 
 /**
  * The run-time values of a step's stdin: the node's endpoint, the stdout of the steps it reads and the
- * endpoints of the nodes it names (`endpointsOf`, a join wave's members).
+ * endpoints of the nodes it names (`endpointsOf`, a join wave's members), given as they came: `values`
+ * holds the stdout of each of `reads`, then the endpoint of each of `endpointNodes`.
  */
-function runValues(
-  stepId: string,
-  endpoint: pulumi.Output<string>,
-  reads: string[],
-  out: (id: string) => pulumi.Output<string>,
-  endpointNodes: string[],
-  endpointOfNode: (node: string) => pulumi.Output<string>,
-): pulumi.Output<RunValues> {
-  return pulumi.all([endpoint, ...reads.map(out), ...endpointNodes.map(endpointOfNode)]).apply(([ep, ...rest]): RunValues => ({
-    endpoint: ep as string,
+function runValues(stepId: string, endpoint: string, reads: string[], endpointNodes: string[], values: string[]): RunValues {
+  return {
+    endpoint,
     stdout: (id) => {
       const i = reads.indexOf(id);
       if (i < 0) throw new Error(`${stepId}: reads ${id}, which its kind does not name in stdin.reads`);
-      return rest[i] as string;
+      return values[i] as string;
     },
     endpointOf: (node) => {
       const i = endpointNodes.indexOf(node);
       if (i < 0) throw new Error(`${stepId}: reads the endpoint of ${node}, which its kind does not name in stdin.endpointsOf`);
-      return rest[reads.length + i] as string;
+      return values[reads.length + i] as string;
     },
-  }));
+  };
 }
 
 /**
  * One `command.remote.Command` per plan step, in plan order. The component only loops over the plan:
- * what a step reads, runs and deletes is its kind's (components/steps).
+ * what a step reads, runs and deletes is its kind's (components/steps). A value known now (a declared
+ * endpoint, a script, a stdin made of known values) is given to the Command as it is, not as an Output
+ * (`combine`): the same inputs, resources and secrecy, with fewer Outputs.
  */
 function registerSteps(parent: pulumi.ComponentResource, name: string, steps: Step[], src: StepSources, former: string[]): RegisteredSteps {
   const commands = new Map<string, command.remote.Command>();
-  const endpoints = new Map<string, pulumi.Output<string>>();
+  /** Each node's endpoint: declared (known now), or as its prepare step reports it. */
+  const endpoints = new Map<string, string | pulumi.Output<string>>();
   /** Whether each node had joined before this run, as its prepare step reported. */
   const joined = new Map<string, pulumi.Output<boolean>>();
   /**
-   * Whether each node a line names had joined before this run, as one Output shared by every step whose
+   * Whether each node a line names had joined before this run, as one value shared by every step whose
    * line names the same nodes (a worker's upgrade and drain): one `pulumi.all` per set, not per step.
    */
-  const reports = new Map<string, pulumi.Output<Map<string, boolean>>>();
-  const joinedReports = (line: LineWait): pulumi.Output<Map<string, boolean>> => {
+  const reports = new Map<string, Map<string, boolean> | pulumi.Output<Map<string, boolean>>>();
+  const joinedReports = (line: LineWait): Map<string, boolean> | pulumi.Output<Map<string, boolean>> => {
     const nodes = [...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node, line.window.firstControlPlane] : [])];
     const key = nodes.join(" ");
     const known = reports.get(key);
     if (known !== undefined) return known;
-    const made = pulumi.all(nodes.map((n) => joined.get(n) ?? pulumi.output(true))).apply((flags) => new Map(nodes.map((n, i) => [n, flags[i] as boolean])));
+    const made = combine(nodes.map((n) => joined.get(n) ?? true), (flags) => new Map(nodes.map((n, i) => [n, flags[i] as boolean])));
     reports.set(key, made);
     return made;
   };
@@ -206,50 +207,83 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     const ctx = src.context(step.id);
     if (step.frozen) {
       commands.set(step.id, stepCommand(parent, name, { step, scripts: { create: "" }, stdin: "", connection: src.connection(step.runsOn), secretOutput: false, dependsOn: [] }, former));
-      if (kind.endpointFrom !== undefined) endpoints.set(step.node, pulumi.output(ctx.node.criSocket ?? "unknown (the machine is gone)"));
+      if (kind.endpointFrom !== undefined) endpoints.set(step.node, ctx.node.criSocket ?? "unknown (the machine is gone)");
       continue;
     }
-    const endpoint = endpoints.get(step.node) as pulumi.Output<string>;
+    // Unset for the node's prepare step, which reports it.
+    const endpoint = endpoints.get(step.node);
     const after = step.after.map(cmd);
     // The rollout line's waits, decided by what the nodes reported in their prepare steps.
     const line = step.line;
-    const dependsOn = line === undefined ? after : joinedReports(line).apply((had) => [...after, ...lineAfter(line, (n) => had.get(n) ?? true).map(cmd)]);
+    const dependsOn = line === undefined ? after : combine([joinedReports(line)], ([had]) => [...after, ...lineAfter(line, (n) => had.get(n) ?? true).map(cmd)]);
     const stdinSpec = kind.stdin;
     // Only a step with stdin data waits for the values it is made from (every Output costs the SDK a few promises).
     // With args given as Outputs the step's context is known late (src.late); its scripts and stdin wait for it.
-    const late = src.late?.(step.id);
-    const endpointOf = (n: string) => endpoints.get(n) as pulumi.Output<string>;
-    const dataFor = (c: StepContext) =>
-      runValues(step.id, endpoint, stdinSpec?.reads?.(c) ?? [], out, stdinSpec?.endpointsOf?.(c) ?? [], endpointOf).apply((v) => stdinSpec?.render(c, v) ?? "");
-    const data = stdinSpec === undefined ? undefined : late ? late.apply(dataFor) : dataFor(ctx);
+    const late = src.late;
+    const endpointOf = (n: string) => endpoints.get(n) as string | pulumi.Output<string>;
     // The step's values head its stdin (shown by `pulumi preview --diff`), known now when its endpoint is.
     const withValues = (c: StepContext, ep: string, d: string) => {
       const v = stepValues(c, ep);
       return stdinWithValues(v.title, v.values, d);
     };
     const knownEndpoint = ctx.node.criSocket ?? (kind.endpointFrom !== undefined ? "" : undefined);
-    const stdin = late
-      ? pulumi.all([late, endpoint ?? knownEndpoint ?? "", data ?? ""]).apply(([c, ep, d]) => withValues(c, ep, d))
-      : data === undefined && knownEndpoint !== undefined
-        ? withValues(ctx, knownEndpoint, "")
-        : pulumi.all([endpoint ?? knownEndpoint ?? "", data ?? ""]).apply(([ep, d]) => withValues(ctx, ep, d));
+    const shownEndpoint = endpoint ?? knownEndpoint ?? "";
+    /** What `c`'s step reads on stdin besides its endpoint: earlier steps' stdout, other nodes' endpoints. */
+    const readsOf = (c: StepContext) => ({ reads: stdinSpec?.reads?.(c) ?? [], nodes: stdinSpec?.endpointsOf?.(c) ?? [] });
+    const valuesOf = (r: { reads: string[]; nodes: string[] }) => [...r.reads.map(out), ...r.nodes.map(endpointOf)];
+    /** The script's data on stdin, from `values`: the stdout of each step `r` reads, then each node's endpoint. */
+    const dataOf = (c: StepContext, ep: string, r: { reads: string[]; nodes: string[] }, values: string[]) =>
+      stdinSpec === undefined ? "" : stdinSpec.render(c, runValues(step.id, ep, r.reads, r.nodes, values));
+    /** The stdin of `c`'s step once its endpoint and what it reads are known. */
+    const stdinOf = (c: StepContext) => {
+      const r = readsOf(c);
+      return combine([shownEndpoint, ...valuesOf(r)], ([ep, ...values]) =>
+        withValues(c, ep, dataOf(c, (endpoint === undefined ? undefined : ep) as string, r, values as string[])),
+      );
+    };
+    let stdin: pulumi.Input<string>;
+    if (late !== undefined && !pulumi.Output.isInstance(shownEndpoint)) {
+      // The endpoint declared: the stdin waits for the context, then for what the context says it reads
+      // (while the context is unknown it carries the context's resources alone, as the form below does).
+      stdin = late.apply((contextOf) => stdinOf(contextOf(step.id))) as pulumi.Output<string>;
+    } else if (late !== undefined) {
+      // The endpoint detected: the data waits for the context, then for what the context says it reads;
+      // the values ahead of it for the context and the endpoint. Kept apart, so that while the context is
+      // unknown (at preview) the stdin still carries the endpoint's resources (its prepare step).
+      const data =
+        stdinSpec === undefined
+          ? ""
+          : (late.apply((contextOf) => {
+              const c = contextOf(step.id);
+              const r = readsOf(c);
+              return combine([endpoint, ...valuesOf(r)], ([e, ...values]) => dataOf(c, e as string, r, values as string[]));
+            }) as pulumi.Output<string>);
+      stdin = combine([late, shownEndpoint, data], ([contextOf, ep, d]) => withValues(contextOf(step.id), ep, d));
+    } else if (stdinSpec === undefined && knownEndpoint !== undefined) {
+      stdin = withValues(ctx, knownEndpoint, "");
+    } else {
+      stdin = stdinOf(ctx);
+    }
     const early = src.early(step.id);
+    // The scripts rendered with the node's endpoint once known; at construction they were rendered with
+    // the declared one (or kubeadm's default): the same when the endpoint is declared.
+    const scriptsAt = (c: StepContext, ep: string) => (c === ctx && ep === (ctx.node.criSocket ?? DEFAULT_CRI_SOCKET) ? early : kind.scripts(c, ep));
     const resolved = late
-      ? late.apply((c): pulumi.Output<StepScripts> =>
-          kind.scriptsUseEndpoint ? endpoint.apply((ep) => kind.scripts(c, ep)) : pulumi.output(kind.scripts(c, c.node.criSocket ?? DEFAULT_CRI_SOCKET)),
-        )
+      ? late.apply((contextOf) => {
+          const c = contextOf(step.id);
+          return kind.scriptsUseEndpoint ? combine([endpoint as string | pulumi.Output<string>], ([ep]) => scriptsAt(c, ep)) : kind.scripts(c, c.node.criSocket ?? DEFAULT_CRI_SOCKET);
+        })
       : kind.scriptsUseEndpoint
-        ? endpoint.apply((ep) => kind.scripts(ctx, ep))
+        ? combine([endpoint as string | pulumi.Output<string>], ([ep]) => scriptsAt(ctx, ep))
         : undefined;
     const made = stepCommand(parent, name, {
       step,
-      scripts: resolved
-        ? {
-            create: resolved.apply((x) => x.create),
-            update: resolved.apply((x) => x.update ?? x.create),
-            ...(early.delete !== undefined ? { delete: resolved.apply((x) => x.delete as string) } : {}),
-          }
-        : early,
+      scripts:
+        resolved === undefined
+          ? early
+          : pulumi.Output.isInstance(resolved)
+            ? { all: resolved as pulumi.Output<StepScripts>, withDelete: early.delete !== undefined }
+            : { create: resolved.create, update: resolved.update ?? resolved.create, ...(early.delete !== undefined ? { delete: resolved.delete as string } : {}) },
       // idleOnJoin: on a node that joins in this run (its prepare said so) the create runs nothing.
       ...(kind.idleOnJoin === true ? { createRuns: joined.get(step.node) ?? pulumi.output(true) } : {}),
       connection: src.connection(step.runsOn),
@@ -269,12 +303,12 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     const endpointFrom = kind.endpointFrom;
     if (endpointFrom !== undefined) {
       const declared = ctx.node.criSocket;
-      endpoints.set(step.node, declared !== undefined ? pulumi.output(declared) : made.stdout.apply((o) => endpointFrom(step.node, o)));
+      endpoints.set(step.node, declared !== undefined ? declared : made.stdout.apply((o) => endpointFrom(step.node, o)));
     }
     const joinedFrom = kind.joinedFrom;
     if (joinedFrom !== undefined) joined.set(step.node, made.stdout.apply((o) => joinedFrom(o)));
   }
-  return { stdout: out, endpoint: (node) => endpoints.get(node) as pulumi.Output<string>, all: [...commands.values()] };
+  return { stdout: out, endpoint: (node) => endpoints.get(node) as string | pulumi.Output<string>, all: [...commands.values()] };
 }
 
 /** Each Cluster's kubernetes Provider (kept outside the class: a property would be a schema output). */
@@ -432,7 +466,7 @@ export class Cluster extends pulumi.ComponentResource {
           : registerSteps(this, name, steps, {
               context: (id) => contexts.get(id) as StepContext,
               early: (id) => scripts.get(id) as StepScripts,
-              ...(late !== undefined ? { late: (id: string) => late.apply((l) => (l.contexts ?? contexts).get(id) as StepContext) } : {}),
+              ...(late !== undefined ? { late: late.apply((l) => (id: string) => (l.contexts ?? contexts).get(id) as StepContext) } : {}),
               connection,
               retainOnDelete: opts?.retainOnDelete === true,
             }, former);
@@ -448,7 +482,7 @@ export class Cluster extends pulumi.ComponentResource {
         ? pulumi.output([])
         : pulumi.all(
             cluster.nodes.map((n) =>
-              r.endpoint(n.name).apply((criSocket): NodeStatus => ({ name: n.name, role: n.role, criSocket, nodeLocalCriSocket: cluster.nodeLocalCriSocket })),
+              combine([r.endpoint(n.name)], ([criSocket]): NodeStatus => ({ name: n.name, role: n.role, criSocket, nodeLocalCriSocket: cluster.nodeLocalCriSocket })),
             ),
           ),
     );

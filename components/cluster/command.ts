@@ -25,6 +25,8 @@ import * as command from "@pulumi/command";
 import type * as inputs from "@pulumi/command/types/input";
 import { remoteCommand } from "../scripts/script";
 import type { Step } from "../plan/steps";
+import type { StepScripts } from "../scripts/types";
+import { combine } from "./combine";
 
 /**
  * A step's scripts (`StepScripts`), each known now or once an earlier step reported (init/join need the
@@ -37,10 +39,20 @@ export interface StepScriptInputs {
   delete?: pulumi.Input<string>;
 }
 
+/**
+ * A step's scripts known only once an earlier step reported or the args given as Outputs are known, as
+ * one Output: each command text is one `apply` of it.
+ */
+export interface LateStepScripts {
+  all: pulumi.Output<StepScripts>;
+  /** Whether the scripts have a delete (known at construction: the kind's scripts rendered then have one). */
+  withDelete: boolean;
+}
+
 /** What `stepCommand` needs besides the step. */
 export interface StepCommandArgs {
   step: Step;
-  scripts: StepScriptInputs;
+  scripts: StepScriptInputs | LateStepScripts;
   /**
    * Whether the create runs its script (idleOnJoin: false on a node that joins in this run, so the create
    * runs no command). Unset: it always does.
@@ -146,9 +158,14 @@ function aliasesFor(formerNames: string[]): { aliases?: pulumi.Alias[] } {
   return formerNames.length > 0 ? { aliases: formerNames.map((name) => ({ name })) } : {};
 }
 
+/** The command text of a script (undefined stays undefined: no command). */
+function commandText(script: string | undefined): string | undefined {
+  return script === undefined ? undefined : remoteCommand(script, true);
+}
+
 /** The command text of a script that may not be known yet (undefined stays undefined: no command). */
 function wrap<T extends string | undefined>(script: pulumi.Input<T>): pulumi.Input<T> {
-  return (typeof script === "string" ? remoteCommand(script, true) : pulumi.output(script).apply((s) => (s === undefined ? undefined : remoteCommand(s, true)))) as pulumi.Input<T>;
+  return combine([script], ([s]) => commandText(s)) as pulumi.Input<T>;
 }
 
 /**
@@ -159,26 +176,37 @@ function wrap<T extends string | undefined>(script: pulumi.Input<T>): pulumi.Inp
 const HIDDEN_FROM_DIFF = ["create", "update", "delete"];
 
 /**
- * The step's create and update scripts as the Command takes them. pulumi-command runs `create` on an
- * update when `update` is unset, so an update equal to the create is left out; except with an idle
- * create (`createRuns` false), whose update is the script itself: a later rollout may change the step but
- * not the node's prepare (whose report keeps saying the node was joining), and an unset update would
- * then run the empty create.
+ * The step's command texts as the Command takes them. pulumi-command runs `create` on an update when
+ * `update` is unset, so an update equal to the create is left out; except with an idle create
+ * (`createRuns` false), whose update is the script itself: a later rollout may change the step but not
+ * the node's prepare (whose report keeps saying the node was joining), and an unset update would then
+ * run the empty create.
  */
-function createAndUpdate(
-  scripts: StepScriptInputs,
+function commandTexts(
+  scripts: StepScriptInputs | LateStepScripts,
   createRuns: pulumi.Output<boolean> | undefined,
-): { create: pulumi.Input<string | undefined>; update: pulumi.Input<string | undefined> | undefined } {
+): { create: pulumi.Input<string | undefined>; update: pulumi.Input<string | undefined> | undefined; delete?: pulumi.Input<string | undefined> } {
+  if ("all" in scripts) {
+    const all = scripts.all;
+    return {
+      create: createRuns !== undefined ? combine([createRuns, all], ([runs, x]) => (runs ? commandText(x.create) : undefined)) : all.apply((x) => commandText(x.create)),
+      update: all.apply((x) => (createRuns !== undefined ? commandText(x.update ?? x.create) : x.update !== undefined && x.update !== x.create ? commandText(x.update) : undefined)),
+      ...(scripts.withDelete ? { delete: all.apply((x) => commandText(x.delete)) } : {}),
+    };
+  }
+  const del = scripts.delete !== undefined ? { delete: wrap(scripts.delete) } : {};
   if (createRuns !== undefined) {
     return {
-      create: pulumi.all([createRuns, scripts.create]).apply(([runs, text]) => (runs ? text : undefined)),
-      update: scripts.update ?? scripts.create,
+      create: combine([createRuns, scripts.create], ([runs, text]) => (runs ? commandText(text) : undefined)),
+      update: wrap(scripts.update ?? scripts.create),
+      ...del,
     };
   }
   if (scripts.update === undefined || typeof scripts.update === "string" || typeof scripts.create === "string") {
-    return { create: scripts.create, update: scripts.update !== scripts.create ? scripts.update : undefined };
+    const update = scripts.update !== scripts.create ? scripts.update : undefined;
+    return { create: wrap(scripts.create), update: update !== undefined ? wrap(update) : undefined, ...del };
   }
-  return { create: scripts.create, update: pulumi.all([scripts.create, scripts.update]).apply(([c, u]) => (u !== c ? u : undefined)) };
+  return { create: wrap(scripts.create), update: combine([scripts.create, scripts.update], ([c, u]) => (u !== c ? commandText(u) : undefined)), ...del };
 }
 
 /**
@@ -205,18 +233,19 @@ export function stepCommand(
       { parent, retainOnDelete: true, ignoreChanges: [...COMMAND_INPUTS], ...aliases },
     ));
   }
-  if (a.triggers !== undefined && a.scripts.delete !== undefined) {
+  const texts = commandTexts(a.scripts, a.createRuns);
+  if (a.triggers !== undefined && texts.delete !== undefined) {
     throw new Error(`${a.step.id}: a step with a delete must never be replaced, so it takes no triggers`);
   }
-  const { create, update } = createAndUpdate(a.scripts, a.createRuns);
+  const { create, update } = texts;
   return withoutStackTraces(() => new command.remote.Command(
     `${clusterName}-${a.step.id}`,
     {
       connection: a.connection,
       // An Output resolving to undefined leaves `create` (or `update`) unset.
-      create: wrap(create) as pulumi.Input<string>,
-      ...(update !== undefined ? { update: wrap(update) as pulumi.Input<string> } : {}),
-      ...(a.scripts.delete !== undefined ? { delete: wrap(a.scripts.delete) } : {}),
+      create: create as pulumi.Input<string>,
+      ...(update !== undefined ? { update: update as pulumi.Input<string> } : {}),
+      ...(texts.delete !== undefined ? { delete: texts.delete as pulumi.Input<string> } : {}),
       stdin: a.stdin,
       ...(a.triggers !== undefined ? { triggers: a.triggers } : {}),
       addPreviousOutputInEnv: false,
