@@ -23,7 +23,9 @@ test("median, spread and paired ratios", () => {
 });
 
 test("options: every scenario by default; --only, --runs, --standin; bad values refused", () => {
-  expect(parseOptions([])).toMatchObject({ json: false, only: [...SCENARIOS], runs: 3, evalSizes: [10, 100, 1000], workers: 20, standin: "bundle" });
+  expect(parseOptions([])).toMatchObject({ json: false, only: [...SCENARIOS], runs: 3, evalSizes: [10, 100, 1000], evalArgs: "config", workers: 20, standin: "bundle" });
+  expect(parseOptions(["--eval-args", "output"]).evalArgs).toBe("output");
+  expect(() => parseOptions(["--eval-args", "yaml"])).toThrow(/not config or output/);
   expect(parseOptions(["--json", "--only", "eval", "--runs=5", "--standin", "tsx", "--parallel", "32"])).toMatchObject({
     json: true,
     only: ["eval"],

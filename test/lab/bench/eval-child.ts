@@ -7,7 +7,11 @@
  * resources, commands, inputs_mb }` (cpu_s: user + system CPU of the whole process, which a busy
  * machine does not inflate as it does wall time).
  *
- * Usage: tsx test/lab/bench/eval-child.ts <nodes>
+ * With `output-args`, the same cluster built directly (no stack config) with `controlPlaneEndpoint` given
+ * as an Output, as a program that takes it from a load balancer resource does: the component then
+ * renders every step once the Output is known (deferred args).
+ *
+ * Usage: tsx test/lab/bench/eval-child.ts <nodes> [output-args]
  */
 import type * as pulumiType from "@pulumi/pulumi";
 
@@ -33,9 +37,23 @@ export function evalConfig(n: number): Record<string, string> {
   };
 }
 
+/** The eval cluster of `n` nodes built directly, `controlPlaneEndpoint` given as an Output. */
+function withOutputArgs(pulumi: typeof pulumiType, cluster: typeof import("../../../components").Cluster, n: number): { kubeconfig: pulumiType.Output<string> } {
+  const c = evalConfig(n);
+  const made = new cluster(c["kubeadm:clusterName"] as string, {
+    kubernetesVersion: c["kubeadm:kubernetesVersion"] as string,
+    nodes: JSON.parse(c["kubeadm:nodes"] as string),
+    controlPlaneEndpoint: pulumi.output(c["kubeadm:controlPlaneEndpoint"] as string),
+    ssh: { privateKey: pulumi.secret(c["kubeadm:sshPrivateKey"] as string) },
+    kubernetesProvider: false,
+  });
+  return { kubeconfig: made.kubeconfig };
+}
+
 async function main(): Promise<void> {
   const n = Number(process.argv[2]);
-  if (!Number.isInteger(n) || n < 1) throw new Error("usage: eval-child.ts <nodes>");
+  if (!Number.isInteger(n) || n < 1) throw new Error("usage: eval-child.ts <nodes> [output-args]");
+  const outputArgs = process.argv[3] === "output-args";
   const t0 = process.hrtime.bigint();
   const pulumi: typeof pulumiType = await import("@pulumi/pulumi");
   const mocks = await import("../../unit/helpers/mocks");
@@ -43,8 +61,9 @@ async function main(): Promise<void> {
   pulumi.runtime.setAllConfig(evalConfig(n), ["kubeadm:sshPrivateKey"]);
   // The component's code loaded first, so loading (TypeScript, the SDKs) is apart from evaluation.
   const { clusterProgram } = await import("../../../program");
+  const { Cluster } = await import("../../../components");
   const t1 = process.hrtime.bigint();
-  const outputs = (await clusterProgram()) as { kubeconfig: pulumiType.Output<string> };
+  const outputs = outputArgs ? withOutputArgs(pulumi, Cluster, n) : ((await clusterProgram()) as { kubeconfig: pulumiType.Output<string> });
   const kubeconfig = await mocks.valueOf(outputs.kubeconfig);
   await mocks.settled();
   const t2 = process.hrtime.bigint();

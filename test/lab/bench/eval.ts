@@ -59,11 +59,13 @@ export interface BareFigures {
 /** The scenario's result. */
 export interface EvalFigures {
   runtime: string;
+  /** How the cluster got its args: the root program from stack config, or built with an Output arg. */
+  args: "config" | "output";
   sizes: EvalSize[];
   growth: string;
 }
 
-function child(n: number): Promise<EvalSample>;
+function child(n: number, file: "eval-child.ts", mode?: "output-args"): Promise<EvalSample>;
 function child(n: number, file: "eval-bare.ts", mode?: "quiet"): Promise<BareFigures>;
 function child(n: number, file = "eval-child.ts", mode?: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
@@ -98,13 +100,16 @@ export function describeGrowth(sizes: EvalSize[]): string {
   );
 }
 
-/** Runs every size `runs` times (sizes interleaved, so a busy moment does not fall on one size only). */
-export async function runEval(sizes: number[], runs: number, say: (l: string) => void): Promise<EvalFigures> {
+/**
+ * Runs every size `runs` times (sizes interleaved, so a busy moment does not fall on one size only);
+ * `args`: the root program from stack config, or the cluster built with `controlPlaneEndpoint` as an Output.
+ */
+export async function runEval(sizes: number[], runs: number, say: (l: string) => void, args: "config" | "output" = "config"): Promise<EvalFigures> {
   const samples = new Map<number, EvalSample[]>(sizes.map((n) => [n, []]));
   for (let r = 1; r <= runs; r++) {
     for (const n of sizes) {
       say(`eval: ${n} nodes, run ${r}/${runs} ...`);
-      samples.get(n)?.push(await child(n));
+      samples.get(n)?.push(await child(n, "eval-child.ts", args === "output" ? "output-args" : undefined));
     }
   }
   const out: EvalSize[] = [];
@@ -132,5 +137,5 @@ export async function runEval(sizes: number[], runs: number, say: (l: string) =>
     if (base) size.rss_mb_per_node = round((size.peak_rss_mb.median - base.peak_rss_mb.median) / (n - base.nodes), 2);
     out.push(size);
   }
-  return { runtime: "Pulumi's mock runtime (pulumi.runtime.setMocks), not the engine: the program and the component as in `pulumi up`, no command run", sizes: out, growth: describeGrowth(out) };
+  return { args, runtime: "Pulumi's mock runtime (pulumi.runtime.setMocks), not the engine: the program and the component as in `pulumi up`, no command run", sizes: out, growth: describeGrowth(out) };
 }

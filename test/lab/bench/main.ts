@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   }
   if (o.only.includes("eval")) {
     try {
-      result.eval = await runEval(o.evalSizes, o.runs, say);
+      result.eval = await runEval(o.evalSizes, o.runs, say, o.evalArgs);
     } catch (e) {
       result.eval_error = e instanceof Error ? e.message : String(e);
     }

@@ -15,6 +15,11 @@ export interface BenchOptions {
   runs: number;
   /** Node counts for `eval` (default 10, 100, 1000). */
   evalSizes: number[];
+  /**
+   * How `eval` gives the cluster its args: `config` (default: the root program from stack config) or
+   * `output` (built directly, `controlPlaneEndpoint` as an Output: the deferred-args path).
+   */
+  evalArgs: "config" | "output";
   /** Workers of the bench cluster (default 20; 3 control-plane nodes always). */
   workers: number;
   /** How the nodes run the stand-ins (default bundle). */
@@ -25,7 +30,7 @@ export interface BenchOptions {
 
 /** The usage line. */
 export const USAGE =
-  `usage: npm run bench -- [--json] [--only ${SCENARIOS.join(",")}] [--runs 3] [--eval-sizes 10,100,1000] ` +
+  `usage: npm run bench -- [--json] [--only ${SCENARIOS.join(",")}] [--runs 3] [--eval-sizes 10,100,1000] [--eval-args config|output] ` +
   "[--workers 20] [--standin bundle|tsx] [--parallel N]";
 
 function positive(flag: string, v: string | undefined): number {
@@ -39,7 +44,7 @@ function positive(flag: string, v: string | undefined): number {
  * @throws Error with the usage on an unknown or malformed argument.
  */
 export function parseOptions(argv: string[]): BenchOptions {
-  const o: BenchOptions = { json: false, only: [], runs: 3, evalSizes: [10, 100, 1000], workers: 20, standin: "bundle" };
+  const o: BenchOptions = { json: false, only: [], runs: 3, evalSizes: [10, 100, 1000], evalArgs: "config", workers: 20, standin: "bundle" };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const eq = arg.indexOf("=");
@@ -53,7 +58,11 @@ export function parseOptions(argv: string[]): BenchOptions {
       }
     } else if (flag === "--runs") o.runs = positive(flag, value());
     else if (flag === "--eval-sizes") o.evalSizes = (value() ?? "").split(",").map((x) => positive(flag, x));
-    else if (flag === "--workers") o.workers = positive(flag, value());
+    else if (flag === "--eval-args") {
+      const v = value();
+      if (v !== "config" && v !== "output") throw new Error(`--eval-args: ${JSON.stringify(v)} is not config or output\n${USAGE}`);
+      o.evalArgs = v;
+    } else if (flag === "--workers") o.workers = positive(flag, value());
     else if (flag === "--parallel") o.parallel = positive(flag, value());
     else if (flag === "--standin") {
       const v = value();

@@ -59,7 +59,7 @@ export function renderReport(r: BenchResult): string {
     );
   }
   if (r.eval) {
-    out.push(`program evaluation, ${r.eval.runtime}:`);
+    out.push(`program evaluation (${r.eval.args === "output" ? "controlPlaneEndpoint given as an Output" : "args from stack config"}), ${r.eval.runtime}:`);
     out.push(
       ...table(
         ["nodes", "process s", "load s", "eval s", "cpu s", "peak RSS MB", "resources", "inputs MB", "eval s/node", "bare Commands: eval s / cpu s / RSS MB", "the same, constructed as the component does"],
