@@ -192,7 +192,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
    */
   const reports = new Map<string, Map<string, boolean> | pulumi.Output<Map<string, boolean>>>();
   const joinedReports = (line: LineWait): Map<string, boolean> | pulumi.Output<Map<string, boolean>> => {
-    const nodes = [...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node, line.window.firstControlPlane] : [])];
+    const nodes = [...(line.ifJoined !== undefined ? [line.ifJoined] : []), ...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node, line.window.firstControlPlane] : [])];
     const key = nodes.join(" ");
     const known = reports.get(key);
     if (known !== undefined) return known;

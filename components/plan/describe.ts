@@ -12,7 +12,7 @@ function lineWords(line: LineWait | undefined): string[] {
     const why = w.until === "unitDone" ? `at most ${w.size} worker(s) cordoned at once, in line order` : `kubeadm's files here while ${w.waitFor.node} finishes its unit`;
     words.push(`if ${w.node} or ${w.firstControlPlane} had joined before this run: after ${w.waitFor[w.until]} (${why})`);
   }
-  return words;
+  return line.ifJoined !== undefined ? words.map((w) => `if ${line.ifJoined} had joined before this run: ${w}`) : words;
 }
 
 /**

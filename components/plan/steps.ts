@@ -69,7 +69,8 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    the first workers in the window drain once its unit is done), in join waves (the workers not gone, in plan order,
  *    `maxConcurrentJoins` at a time, ids `workers_<n>`): each wave's `join-material` (ONE bootstrap token
  *    for its members, on the first control-plane node) after its members' own `join-token` (which runs
- *    no command on a worker that joins in this run) and after the join its first member waits for (so
+ *    no command on a worker that joins in this run and then waits for nothing more; on a worker that had
+ *    joined it waits for the control plane as the wave's material does) and after the join its first member waits for (so
  *    the token's lifetime starts when the wave can start joining, and a failed join stops the run with
  *    at most the next wave's token made), each member's `join` with that material, after the
  *    join of the worker `maxConcurrentJoins` places before it (a sliding window: at most that many joins
@@ -170,9 +171,11 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   const tokens = new Set<string>();
   const token = (node: ValidNode): string => {
     const id = stepId(node.name, workerJoinToken.action);
-    // No line: it runs no command on a worker that joins in this run, and its join waits for the control
-    // plane through its wave's join-material, so the workers' idle tokens are done before that wave.
-    if (!tokens.has(id)) add(node, cp1, workerJoinToken, [configured]);
+    // On a worker that joins in this run it runs no command and waits for nothing more (its join waits for
+    // the control plane through its wave's join-material), so the idle tokens are done before that wave.
+    // On a worker that had joined, its update (a changed script: joinTokenTtl, a new package version) runs
+    // `kubeadm token create` on the first control-plane node: once every API server is at the target.
+    if (!tokens.has(id)) add(node, cp1, workerJoinToken, [configured], { ...controlPlaneUpgraded, ifJoined: node.name });
     tokens.add(id);
     return id;
   };
@@ -230,9 +233,11 @@ export function waveId(k: number): string {
  * had not until it joined; a worker waits for the unit of the `size`-th nearest earlier worker
  * (`window.waitFor`) when it or the first control-plane node had joined (the cluster existed: a worker
  * joining it holds its place in the window), and in no window in a new cluster (nothing is rolled out).
+ * Nothing at all when `line.ifJoined` names a node that had not joined.
  */
 export function lineAfter(line: LineWait | undefined, joined: (node: string) => boolean): string[] {
   if (line === undefined) return [];
+  if (line.ifJoined !== undefined && !joined(line.ifJoined)) return [];
   const ready = (line.ready ?? []).map((n) => (joined(n.node) ? n[line.readyUntil ?? "unitDone"] : n.joining));
   const w = line.window;
   if (w === undefined || w.waitFor === undefined || !(joined(w.node) || joined(w.firstControlPlane))) return ready;

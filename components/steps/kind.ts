@@ -84,6 +84,13 @@ export interface LineWait {
    */
   readyUntil?: "drained" | "unitDone";
   /**
+   * The node whose report gates every wait of this line: when it had not joined before this run, the step
+   * waits for none of them (a worker's `join-token`, which runs no command on a worker that joins in this
+   * run; on a worker that had joined, its update runs `kubeadm token create` on the first control-plane
+   * node, which must not run beside that node's `kubeadm upgrade apply`, when its API server restarts).
+   */
+  ifJoined?: string;
+  /**
    * The worker window, a sliding window of `size` places over every worker in line order, the ones
    * joining in this run included (their units run no command but keep their place). When this step's
    * node (`node`) or the first control-plane node (`firstControlPlane`) had joined before this run (the

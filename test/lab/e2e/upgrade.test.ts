@@ -235,3 +235,20 @@ test("a node whose declared runtime is gone (switched by hand): the toggle stops
   const health = await runOnNode("worker-1", "systemctl is-active kubelet", undefined, { labDir: LAB_DIR });
   expect(health.stdout.trim()).toBe("active");
 });
+
+// A joined worker's join-token updates when its script changes (here joinTokenTtl, given in the same up
+// as the version): `kubeadm token create` on cp-1, which must not run beside cp-1's `kubeadm upgrade
+// apply` (its API server restarts; the lab's endpoint is cp-1 itself). Fails on 0b0d4a0: the three
+// tokens ran right after the kubeadm-config edit, during cp-1's upgrade.
+test("joinTokenTtl changed in the same up as an upgrade: the joined workers' join-token updates wait for the control plane's upgrade", async () => {
+  const nodes = [...MIXED, { name: "worker-3", role: "worker" as const, criSocket: CONTAINERD, runtimes: ["containerd"] }];
+  const at = (version: string, ttl: string) => writeStack("ttl", version, nodes, { ...LAB_INSTALLS, "kubeadm:joinTokenTtl": ttl });
+  await labUp(at("v1.33.2", "2h0m0s"), { upgradeApply: 2, upgradeNode: 2 });
+  ok(await run(at("v1.33.2", "2h0m0s")));
+  const result = await run(at("v1.34.2", "3h0m0s"));
+  ok(result);
+  const tokens = result.engine.steps.filter((s) => /^e2e-worker-\d-join-token$/.test(s.name));
+  expect(tokens.map((t) => `${t.name} ${t.op}`).sort()).toEqual(["e2e-worker-1-join-token update", "e2e-worker-2-join-token update", "e2e-worker-3-join-token update"]);
+  const cpUpgraded = result.engine.steps.find((s) => s.name === "e2e-cp-3-drain")?.endedAt as number;
+  expect(tokens.filter((t) => t.startedAt < cpUpgraded).map((t) => t.name)).toEqual([]);
+});

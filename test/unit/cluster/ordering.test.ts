@@ -65,8 +65,8 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   }
   // Workers once the last control-plane node ran its kubeadm upgrade and was drained (every API server
   // at the target); they drain once its whole unit is done (never cordoned beside it).
-  // A worker's own join-token waits for nothing but the cluster's configuration (idle on a joining
-  // worker); its join waits for its wave's join-material, made once the control plane is upgraded.
+  // A worker's join waits for its wave's join-material, made once the control plane is upgraded (its own
+  // join-token too when the worker had joined; idle on a joining worker, it waits for nothing more).
   expect(reg("c-workers_1-join-material").start).toBeGreaterThan(reg("c-cp3-drain").end);
   expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-drain").end);
   expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-drain").end);
@@ -160,7 +160,9 @@ test("describePlan lists every step of the desired state in order, known without
   expect(index("cp2-join")).toBeLessThan(index("cp3-join-token"));
   expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp2-drain if cp2 had joined before this run, else after cp2-join)");
   expect(plan[index("cp3-drain")]).toContain("(on cp1, after cp3-upgrade; after cp2-node-metadata if cp2 had joined before this run, else after cp2-join)");
-  expect(plan[index("w1-join-token")]).toContain("c-w1-join-token (on cp1, after cp1-cluster-config): ");
+  expect(plan[index("w1-join-token")]).toContain(
+    "c-w1-join-token (on cp1, after cp1-cluster-config; if w1 had joined before this run: after cp3-drain if cp3 had joined before this run, else after cp3-join): ",
+  );
   expect(plan[index("workers_1-join-material")]).toContain(
     "c-workers_1-join-material (on cp1, after cp1-cluster-config, w1-join-token, w2-join-token; after cp3-drain if cp3 had joined before this run, else after cp3-join): make fresh join material for the join wave of w1 and w2: ONE bootstrap token",
   );

@@ -42,6 +42,8 @@ test("a new cluster: no unit waits for another; each control-plane join waits on
   expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-join").end);
   expect(reg("c-cp3-join-token").start).toBeLessThan(reg("c-cp2-node-metadata").end);
   for (const w of WORKERS) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-join").end);
+  // The workers' own join-tokens (idle: no worker had joined) wait for nothing but the configuration.
+  for (const w of WORKERS) expect(reg(`c-${w}-join-token`).start).toBeLessThan(reg("c-cp2-join").end);
   expect(reg("c-workers_1-join-material").start).toBeGreaterThan(reg("c-cp3-join").end);
   expect(reg("c-w1-join").start).toBeLessThan(reg("c-cp3-node-metadata").end);
   // Worker units side by side: the last starts before the first is done.
@@ -95,6 +97,12 @@ test("nodes that had joined keep the line: member workers cordoned one at a time
   for (const w of WORKERS) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-drain").end);
   expect(reg("c-workers_1-join-material").start).toBeLessThan(reg("c-cp3-node-metadata").end);
   expect(reg("c-w1-drain").start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+  // A joined worker's own join-token (whose update runs `kubeadm token create` on cp1, e.g. for a new
+  // joinTokenTtl) once every API server is at the target, never beside cp1's `kubeadm upgrade apply`;
+  // w2's (joining: idle) waits for nothing more. Fails on 0b0d4a0: every worker's token ran right after
+  // cp1's kubeadm-config edit.
+  for (const w of ["w1", "w3", "w4", "w5"]) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-drain").end);
+  expect(reg("c-w2-join-token").start).toBeLessThan(reg("c-cp1-drain").end);
   // w2 (new, joining a cluster that existed) keeps its place: its drain (no command) waits for w1's
   // unit, and w3's for w2's, so w1 and w3 are never cordoned at the same time; each upgrade waits for
   // the drain of the worker ahead.
