@@ -7,7 +7,7 @@ import type * as command from "@pulumi/command";
 import { validateCluster } from "../kubeadm/validate";
 import { DEFAULT_CRI_SOCKET } from "../kubeadm/criSocket";
 import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
-import { buildPlan, lineAfter, type LineWait, type Step } from "../plan/steps";
+import { buildPlan, lineAfter, lineNodes, type LineWait, type Step } from "../plan/steps";
 import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
 import type { StepScripts } from "../scripts/types";
 import { DEFAULT_KUBEADM_INSTALL_COMMAND, DEFAULT_KUBELET_INSTALL_COMMAND } from "../scripts/install";
@@ -192,7 +192,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
    */
   const reports = new Map<string, Map<string, boolean> | pulumi.Output<Map<string, boolean>>>();
   const joinedReports = (line: LineWait): Map<string, boolean> | pulumi.Output<Map<string, boolean>> => {
-    const nodes = [...(line.ifJoined !== undefined ? [line.ifJoined] : []), ...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node, line.window.firstControlPlane] : [])];
+    const nodes = lineNodes(line);
     const key = nodes.join(" ");
     const known = reports.get(key);
     if (known !== undefined) return known;

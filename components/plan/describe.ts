@@ -1,12 +1,12 @@
 /**
  * The plan in plain words: the `plan` output of the component, known at preview time.
  */
-import type { LineWait, Step } from "./steps";
+import { readyStep, type LineWait, type Step } from "./steps";
 
 /** The rollout line's waits in words: what each node's prepare report decides. */
 function lineWords(line: LineWait | undefined): string[] {
   if (line === undefined) return [];
-  const words = (line.ready ?? []).map((n) => `after ${n[line.readyUntil ?? "unitDone"]} if ${n.node} had joined before this run, else after ${n.joining}`);
+  const words = (line.ready ?? []).map((n) => `after ${readyStep(line, n)} if ${n.node} had joined before this run, else after ${n.joining}`);
   const w = line.window;
   if (w?.waitFor !== undefined) {
     const why = w.until === "unitDone" ? `at most ${w.size} worker(s) cordoned at once, in line order` : `kubeadm's files here while ${w.waitFor.node} finishes its unit`;
@@ -40,7 +40,8 @@ export function checkPlanOrder(steps: Step[]): void {
   const seen = new Set<string>();
   for (const s of steps) {
     if (seen.has(s.id)) throw new Error(`plan: step ${s.id} appears twice`);
-    const line = [...(s.line?.ready ?? []).flatMap((n) => [n[s.line?.readyUntil ?? "unitDone"], n.joining]), ...(s.line?.window?.waitFor ? [s.line.window.waitFor[s.line.window.until]] : [])];
+    const l = s.line;
+    const line = l === undefined ? [] : [...(l.ready ?? []).flatMap((n) => [readyStep(l, n), n.joining]), ...(l.window?.waitFor ? [l.window.waitFor[l.window.until]] : [])];
     for (const a of [...s.after, ...line]) {
       if (!seen.has(a)) throw new Error(`plan: step ${s.id} runs after ${a}, which is not an earlier step`);
     }

@@ -238,8 +238,18 @@ export function waveId(k: number): string {
 export function lineAfter(line: LineWait | undefined, joined: (node: string) => boolean): string[] {
   if (line === undefined) return [];
   if (line.ifJoined !== undefined && !joined(line.ifJoined)) return [];
-  const ready = (line.ready ?? []).map((n) => (joined(n.node) ? n[line.readyUntil ?? "unitDone"] : n.joining));
+  const ready = (line.ready ?? []).map((n) => (joined(n.node) ? readyStep(line, n) : n.joining));
   const w = line.window;
   if (w === undefined || w.waitFor === undefined || !(joined(w.node) || joined(w.firstControlPlane))) return ready;
   return [...ready, w.waitFor[w.until]];
+}
+
+/** The step a line waits for on a node in `line.ready` that had joined: its `readyUntil` stage (default its unit done). */
+export function readyStep(line: LineWait, n: LineNode): string {
+  return n[line.readyUntil ?? "unitDone"];
+}
+
+/** The nodes whose `prepare` reports decide a line's waits ({@link lineAfter}), in a fixed order. */
+export function lineNodes(line: LineWait): string[] {
+  return [...(line.ifJoined !== undefined ? [line.ifJoined] : []), ...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node, line.window.firstControlPlane] : [])];
 }
