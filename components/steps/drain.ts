@@ -34,7 +34,13 @@ export interface DrainInput {
 }
 
 /**
- * Reads one line on stdin, `drain <reason>` or `keep <reason>` (`drainVerdict`). On `drain`: mark the
+ * Reads one line on stdin, `drain <report> <reason>` or `keep <report> <reason>` (`drainVerdict`; `<report>`
+ * the id of the upgrade step's run the verdict comes from, `-` when unknown). On `drain` for a report
+ * this step drained the node for already (its id in `$PK_STATE_DIR/drained/<node>` on the first
+ * control-plane node, written after each drain), on a node that carries no cordon mark of this component
+ * (its unit uncordoned it since): nothing, the report is rolled out (the step runs again on it when only
+ * its own inputs changed: a drain setting, `--replace`; draining then would evict the node's pods for
+ * nothing, and no later step would uncordon it). Else on `drain`: mark the
  * Node (`kubeadm.pulumi.com/cordoned=<reason>`) unless it is already unschedulable (an operator's
  * cordon: drained, but left to the operator), then `kubectl drain` (which cordons first). A failed
  * drain (a PodDisruptionBudget, the timeout) fails the step naming the node and kubectl's reason; the
@@ -47,8 +53,13 @@ export function drainScripts(input: DrainInput): StepScripts {
   const node = shellQuote(input.node);
   const annotation = `{.metadata.annotations.${CORDONED_ANNOTATION.replace(/\./g, "\\.")}}`;
   const create = renderScript(input.node, [
-    `IFS=' ' read -r verdict reason || true`,
+    `IFS=' ' read -r verdict report reason || true`,
     `if [ "$verdict" != drain ]; then echo "no drain: $reason"; exit 0; fi`,
+    `record="$PK_STATE_DIR/drained/"${node}`,
+    `if [ "$report" != - ] && [ -f "$record" ] && [ "$(cat "$record")" = "$report" ]; then`,
+    `  mark=$(${KUBECTL} get node ${node} -o jsonpath=${shellQuote(annotation)}) || pk_fail "cannot read the Node"`,
+    `  if [ -z "$mark" ]; then echo "no drain: drained for this upgrade report already, and uncordoned since ($reason)"; exit 0; fi`,
+    `fi`,
     ...(input.maxUnavailable !== undefined ? windowLines(input.node, input.maxUnavailable, input.timeoutSeconds, annotation) : []),
     `seen=$(${KUBECTL} get node ${node} -o jsonpath=${shellQuote(`{.spec.unschedulable}|${annotation}`)}) || pk_fail "cannot read the Node"`,
     `IFS='|' read -r unschedulable ours <<<"$seen" || true`,
@@ -62,6 +73,10 @@ export function drainScripts(input: DrainInput): StepScripts {
     `if ! ${drainCommand(input.node, input.timeoutSeconds, input.gracePeriodSeconds)} >&2 2>"$err"; then`,
     `  cat "$err" >&2`,
     `  pk_fail "drain failed, the node stays cordoned and the rollout stops here: $(tail -n 1 "$err")"`,
+    `fi`,
+    `if [ "$report" != - ]; then`,
+    `  mkdir -p "\${record%/*}" && chmod 0700 "$PK_STATE_DIR" "\${record%/*}"`,
+    `  printf '%s\\n' "$report" >"$record.tmp" && mv -f "$record.tmp" "$record"`,
     `fi`,
     `echo "drained: $reason"`,
   ]);
@@ -111,10 +126,13 @@ export function endpointInUse(files: ReadonlyMap<string, FileState>): string | u
 }
 
 /**
- * The drain step's stdin, from what the node's `upgrade` step printed: `drain <reason>` when the kubelet
- * is about to change (the node not at `target`, whatever its role; its endpoint in use differs from
- * `endpoint`), else `keep <reason>`; `keep` too when the upgrade step printed nothing (it ran no command:
- * its node joined at the target, `idleOnJoin`). Never throws: output it cannot read means drain (the safe side).
+ * The drain step's stdin, from what the node's `upgrade` step printed: `drain <report> <reason>` when the
+ * kubelet is about to change (the node not at `target`, whatever its role; its endpoint in use differs
+ * from `endpoint`), else `keep <report> <reason>`; `keep` too when the upgrade step printed nothing (it
+ * ran no command: its node joined at the target, `idleOnJoin`). `<report>` is the id the upgrade step
+ * printed (`report=<id>`, new on every run), `-` when there is none (a report of an earlier version of
+ * this package, or none at all): the drain step drains once per report. Never throws: output it cannot
+ * read means drain (the safe side).
  * The files are read at the end of the upgrade step, after any `kubeadm upgrade`: the endpoint in use
  * decides alone only on a node already at the target, where no kubeadm ran (a node not at the target is
  * drained for its version whatever kubeadm wrote).
@@ -122,15 +140,16 @@ export function endpointInUse(files: ReadonlyMap<string, FileState>): string | u
 export function drainVerdict(upgradeStdout: string, target: string, endpoint: string): string {
   // The upgrade step ran no command (its node joined at the target in the run that made it): nothing
   // rolled out there, so nothing to drain for.
-  if (upgradeStdout.trim() === "") return `keep the node joined at the target, nothing rolled out\n`;
+  if (upgradeStdout.trim() === "") return `keep - the node joined at the target, nothing rolled out\n`;
+  const report = /^report=([0-9a-f-]+)$/m.exec(upgradeStdout)?.[1] ?? "-";
   try {
     const version = /^nodeVersion=(\S+)$/m.exec(upgradeStdout)?.[1];
     const inUse = endpointInUse(parseFileSnapshot(upgradeStdout));
-    if (inUse !== undefined && !sameSocket(inUse, endpoint)) return `drain container runtime ${inUse} -> ${endpoint}\n`;
-    if (version !== target) return `drain kubelet ${version ?? "unknown"} -> ${target}\n`;
-    return `keep kubelet at ${target}, runtime unchanged\n`;
+    if (inUse !== undefined && !sameSocket(inUse, endpoint)) return `drain ${report} container runtime ${inUse} -> ${endpoint}\n`;
+    if (version !== target) return `drain ${report} kubelet ${version ?? "unknown"} -> ${target}\n`;
+    return `keep ${report} kubelet at ${target}, runtime unchanged\n`;
   } catch (e) {
-    return `drain the node's state could not be read (${(e as Error).message.split("\n")[0]})\n`;
+    return `drain - the node's state could not be read (${(e as Error).message.split("\n")[0]})\n`;
   }
 }
 

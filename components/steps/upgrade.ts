@@ -37,7 +37,8 @@ export interface UpgradeInput {
 }
 
 /**
- * Prints `nodeVersion=<the version the node runs>`. Then, when the node is not at the target: check the
+ * Prints `report=<a random id, new on every run>` (the drain step remembers which report it drained
+ * for, so that it drains once per report: drain.ts) and `nodeVersion=<the version the node runs>`. Then, when the node is not at the target: check the
  * step is one kubeadm allows (one minor up, or a patch), apply the pre-upgrade file changes from stdin
  * (instance-config.yaml with the node's endpoint when the gate is in effect: `preUpgradeFileChanges`;
  * journaled in the node's journal until the `kubelet` step has checked the kubelet, and never undone by
@@ -55,6 +56,8 @@ export function upgradeScripts(input: UpgradeInput): StepScripts {
     ...(input.nodeLocalCriSocket ? ["pk_no_endpoint_flag_elsewhere"] : []),
     `target=${shellQuote(input.version)}`,
     `current=$(pk_node_version ${shellQuote(input.node)} "$target")`,
+    // A new id on every run: the drain step remembers the report it drained for (drain.ts).
+    `printf 'report=%s\\n' "$(cat /proc/sys/kernel/random/uuid)"`,
     `printf 'nodeVersion=%s\\n' "$current"`,
     `if [ "$current" != "$target" ]; then`,
     `  IFS=. read -r cmaj cmin cpatch <<<"\${current#v}"`,

@@ -157,3 +157,33 @@ test("a criSocket change after a gate toggle switches the node's runtime in plac
   const again = await run(stack("v1.35.0", switched, off));
   expect(again.resources.filter((r) => r.ran.length > 0).map((r) => r.name)).toEqual([]);
 });
+
+test("a change of the drain settings alone drains nothing: a drain step run again on a report it already rolled out leaves its node alone", async () => {
+  // The cluster as the test before left it: every node at v1.35.0, worker-1 switched to CRI-O. Each
+  // node's drain step still holds the report its upgrade step made then; worker-1's says "another
+  // runtime in use". A drain setting changes the drain steps' scripts, so they run again on it.
+  const switched = [...BASE, WORKER_3].map((n) => (n.name === "worker-1" ? { ...n, criSocket: CRIO } : n));
+  const off = { "kubeadm:featureGates": { NodeLocalCRISocket: false } };
+  // Cordoned, and marked as cordoned by this component: worker-2 only, its operator's cordon (the second test).
+  const cordoned = () => ({
+    unschedulable: Object.entries(storeNodes()).filter(([, n]) => n.spec.unschedulable === true).map(([name]) => name),
+    marked: Object.entries(storeNodes()).filter(([, n]) => n.metadata.annotations["kubeadm.pulumi.com/cordoned"] !== undefined).map(([name]) => name),
+  });
+  const drainsRan = (r: E2eRun) => r.resources.filter((x) => x.name.endsWith("-drain") && x.ran.length > 0).map((x) => x.name).sort();
+  // maxUnavailableWorkers changes the workers' drain scripts only: no other step of theirs runs after
+  // them, so a node drained here would stay cordoned.
+  const window = await run(stack("v1.35.0", switched, { ...off, "kubeadm:maxUnavailableWorkers": 2 }));
+  ok(window);
+  expect(drainsRan(window)).toEqual(["e2e-worker-1-drain", "e2e-worker-2-drain", "e2e-worker-3-drain"]);
+  expect(said(window)).not.toContain("drained:");
+  expect(cordoned()).toEqual({ unschedulable: ["worker-2"], marked: [] });
+  // drainGracePeriodSeconds changes every node's drain script (and the delete of each node-metadata step but the first control-plane node's).
+  const grace = { ...off, "kubeadm:maxUnavailableWorkers": 2, "kubeadm:drainGracePeriodSeconds": 5 };
+  const graced = await run(stack("v1.35.0", switched, grace));
+  ok(graced);
+  expect(drainsRan(graced)).toEqual(["e2e-cp-1-drain", "e2e-cp-2-drain", "e2e-worker-1-drain", "e2e-worker-2-drain", "e2e-worker-3-drain"]);
+  expect(said(graced)).not.toContain("drained:");
+  expect(cordoned()).toEqual({ unschedulable: ["worker-2"], marked: [] });
+  const again = await run(stack("v1.35.0", switched, grace));
+  expect(again.resources.filter((r) => r.ran.length > 0).map((r) => r.name)).toEqual([]);
+});

@@ -71,7 +71,7 @@ test("a node that joins in this run: its unit's node-side steps and drain have n
   // Nothing read from an idle step turns into work: the drain keeps, no file change is sent.
   // (the data after the step's values, which head its stdin up to the `---` line)
   const data = (stdin: unknown) => String(stdin).slice(String(stdin).indexOf("\n---\n") + 5);
-  expect(data(reg("c-w1-drain").inputs.stdin)).toBe("keep the node joined at the target, nothing rolled out\n");
+  expect(data(reg("c-w1-drain").inputs.stdin)).toBe("keep - the node joined at the target, nothing rolled out\n");
   expect(data(reg("c-w1-kubelet").inputs.stdin)).toBe("");
   expect(data(reg("c-cp1-cluster-config").inputs.stdin)).toBe("");
 });

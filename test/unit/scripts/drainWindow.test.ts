@@ -34,20 +34,20 @@ const DRAIN = "drain w3 --ignore-daemonsets --delete-emptydir-data --timeout=0s"
 test("a worker's drain with the window full fails naming the cordoned Nodes and changes nothing; its own mark and unmarked Nodes do not count", () => {
   const script = drainScripts({ node: "w3", timeoutSeconds: 0, maxUnavailable: 2 }).create;
   const full = cluster(["cp1|\\nw1|kubelet v1.33.2 -> v1.34.2\\nw2|kubelet v1.33.2 -> v1.34.2\\nw3|earlier run\\nw4|\\n"]);
-  const r = runBash(script, { stdin: "drain kubelet v1.33.2 -> v1.34.2\n", bin: full.box.bin, state: full.box.state });
+  const r = runBash(script, { stdin: "drain - kubelet v1.33.2 -> v1.34.2\n", bin: full.box.bin, state: full.box.state });
   expect(r.status).toBe(1);
   expect(r.stderr).toContain("pulumi-kubeadm: node w3: maxUnavailableWorkers (2) reached: w1 w2 still cordoned by this component; nothing was changed on this node");
   expect(full.writes()).toEqual([]);
   // One slot free (w2 uncordoned): the drain goes ahead.
   const room = cluster(["w1|kubelet v1.33.2 -> v1.34.2\\nw2|\\nw3|earlier run\\n"]);
-  expect(runBash(script, { stdin: "drain kubelet v1.33.2 -> v1.34.2\n", bin: room.box.bin, state: room.box.state }).status).toBe(0);
+  expect(runBash(script, { stdin: "drain - kubelet v1.33.2 -> v1.34.2\n", bin: room.box.bin, state: room.box.state }).status).toBe(0);
   expect(room.writes()).toEqual([`annotate --overwrite node w3 ${CORDONED}=kubelet v1.33.2 -> v1.34.2`, DRAIN]);
 });
 
 test("a worker's drain waits for a slot: it cordons once another Node's mark is gone", () => {
   const script = drainScripts({ node: "w3", timeoutSeconds: 30, maxUnavailable: 1 }).create;
   const c = cluster(["w1|kubelet v1.33.2 -> v1.34.2\\n", "w1|\\n"]);
-  const r = runBash(script, { stdin: "drain kubelet v1.33.2 -> v1.34.2\n", bin: c.box.bin, state: c.box.state });
+  const r = runBash(script, { stdin: "drain - kubelet v1.33.2 -> v1.34.2\n", bin: c.box.bin, state: c.box.state });
   expect(r.status).toBe(0);
   expect(c.lookups()).toBe(2);
   expect(c.writes()).toEqual([`annotate --overwrite node w3 ${CORDONED}=kubelet v1.33.2 -> v1.34.2`, DRAIN.replace("=0s", "=30s")]);
@@ -55,9 +55,9 @@ test("a worker's drain waits for a slot: it cordons once another Node's mark is 
 
 test("a control-plane node's drain (no window) and a keep verdict look at no other Node", () => {
   const cp = cluster(["w1|x\\nw2|y\\n"]);
-  expect(runBash(drainScripts({ node: "w3", timeoutSeconds: 0 }).create, { stdin: "drain container runtime a -> b\n", bin: cp.box.bin, state: cp.box.state }).status).toBe(0);
+  expect(runBash(drainScripts({ node: "w3", timeoutSeconds: 0 }).create, { stdin: "drain - container runtime a -> b\n", bin: cp.box.bin, state: cp.box.state }).status).toBe(0);
   expect(cp.lookups()).toBe(0);
   const keep = cluster(["w1|x\\n"]);
-  expect(runBash(drainScripts({ node: "w3", timeoutSeconds: 0, maxUnavailable: 1 }).create, { stdin: "keep kubelet at v1.34.2\n", bin: keep.box.bin, state: keep.box.state }).status).toBe(0);
+  expect(runBash(drainScripts({ node: "w3", timeoutSeconds: 0, maxUnavailable: 1 }).create, { stdin: "keep - kubelet at v1.34.2\n", bin: keep.box.bin, state: keep.box.state }).status).toBe(0);
   expect(keep.lookups()).toBe(0);
 });

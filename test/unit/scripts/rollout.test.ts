@@ -18,25 +18,29 @@ const CRIO = "unix:///var/run/crio/crio.sock";
 const CORDONED = "kubeadm.pulumi.com/cordoned";
 
 test("drain decision: any node's new kubelet version, any node's runtime switch; nothing else", () => {
-  const report = (version: string, endpoint: string) => `nodeVersion=${version}\n${snapshotOf(kubeadmFiles(true, endpoint))}`;
+  const id = "0b6f3d1e-7c4a-4f8e-9d2b-5a1c3e7f9b20";
+  const report = (version: string, endpoint: string) => `report=${id}\nnodeVersion=${version}\n${snapshotOf(kubeadmFiles(true, endpoint))}`;
   // Any node whose kubelet changes version: kubeadm's upgrade guide drains control-plane nodes before
   // their kubelet too (CoreDNS, or any workload with taints: []), not only workers.
-  expect(drainVerdict(report("v1.33.2", CONTAINERD), "v1.34.2", CONTAINERD)).toBe("drain kubelet v1.33.2 -> v1.34.2\n");
-  expect(drainVerdict(report("v1.34.2", CONTAINERD), "v1.34.2", CONTAINERD)).toBe("keep kubelet at v1.34.2, runtime unchanged\n");
-  expect(drainVerdict(report("v1.34.2", CONTAINERD), "v1.34.2", CRIO)).toBe(`drain container runtime ${CONTAINERD} -> ${CRIO}\n`);
+  expect(drainVerdict(report("v1.33.2", CONTAINERD), "v1.34.2", CONTAINERD)).toBe(`drain ${id} kubelet v1.33.2 -> v1.34.2\n`);
+  expect(drainVerdict(report("v1.34.2", CONTAINERD), "v1.34.2", CONTAINERD)).toBe(`keep ${id} kubelet at v1.34.2, runtime unchanged\n`);
+  expect(drainVerdict(report("v1.34.2", CONTAINERD), "v1.34.2", CRIO)).toBe(`drain ${id} container runtime ${CONTAINERD} -> ${CRIO}\n`);
   // Legacy files: the flag says which runtime the kubelet uses.
   const legacy = `nodeVersion=v1.34.2\n${snapshotOf(kubeadmFiles(false, CONTAINERD))}`;
-  expect(drainVerdict(legacy, "v1.34.2", CRIO)).toBe(`drain container runtime ${CONTAINERD} -> ${CRIO}\n`);
+  // A report without an id (made by an earlier version of this package): "-", drained whatever was recorded.
+  expect(drainVerdict(legacy, "v1.34.2", CRIO)).toBe(`drain - container runtime ${CONTAINERD} -> ${CRIO}\n`);
   // /var/run and /run are the same socket; unreadable output drains (the safe side).
   expect(drainVerdict(report("v1.34.2", "unix:///var/run/containerd/containerd.sock"), "v1.34.2", CONTAINERD)).toMatch(/^keep /);
-  expect(drainVerdict("pk-file /var/lib/kubelet/config.yaml 0000 eA==\n", "v1.34.2", CONTAINERD)).toMatch(/^drain the node's state could not be read/);
+  expect(drainVerdict("pk-file /var/lib/kubelet/config.yaml 0000 eA==\n", "v1.34.2", CONTAINERD)).toMatch(/^drain - the node's state could not be read/);
+  // Nothing reported (the node joined at the target: its upgrade step ran no command).
+  expect(drainVerdict("", "v1.34.2", CONTAINERD)).toBe("keep - the node joined at the target, nothing rolled out\n");
 });
 
 /** A kubectl stub over a Node whose unschedulable flag and cordon mark are given; records every write. */
 function kubectl(unschedulable: boolean, mark: string) {
   const box = sandbox();
   const calls = join(box.dir, "calls");
-  box.stub("kubectl", `shift 2; echo "$*" >>${calls}; if [ "$1" = get ]; then case "$*" in *labels*) printf '%s' '${unschedulable}|||${mark}' ;; *) printf '%s' '${unschedulable}|${mark}' ;; esac; fi`);
+  box.stub("kubectl", `shift 2; echo "$*" >>${calls}; if [ "$1" = get ]; then case "$*" in *labels*) printf '%s' '${unschedulable}|||${mark}' ;; *unschedulable*) printf '%s' '${unschedulable}|${mark}' ;; *) printf '%s' '${mark}' ;; esac; fi`);
   const writes = () => (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean) : []).filter((c) => !c.startsWith("get "));
   return { box, writes };
 }
@@ -44,15 +48,46 @@ function kubectl(unschedulable: boolean, mark: string) {
 test("drain: marks the cordon as this component's, drains; an operator's cordon is drained but not marked", () => {
   const script = drainScripts({ node: "w1", timeoutSeconds: 5 }).create;
   const ours = kubectl(false, "");
-  const r = runBash(script, { stdin: "drain kubelet v1.33.2 -> v1.34.2\n", bin: ours.box.bin, state: ours.box.state });
+  const r = runBash(script, { stdin: "drain - kubelet v1.33.2 -> v1.34.2\n", bin: ours.box.bin, state: ours.box.state });
   expect(r.status).toBe(0);
   expect(ours.writes()).toEqual([`annotate --overwrite node w1 ${CORDONED}=kubelet v1.33.2 -> v1.34.2`, "drain w1 --ignore-daemonsets --delete-emptydir-data --timeout=5s"]);
   const operators = kubectl(true, "");
-  expect(runBash(script, { stdin: "drain kubelet v1.33.2 -> v1.34.2\n", bin: operators.box.bin, state: operators.box.state }).stderr).toContain("cordoned by someone else; drained, and left cordoned");
+  expect(runBash(script, { stdin: "drain - kubelet v1.33.2 -> v1.34.2\n", bin: operators.box.bin, state: operators.box.state }).stderr).toContain("cordoned by someone else; drained, and left cordoned");
   expect(operators.writes()).toEqual(["drain w1 --ignore-daemonsets --delete-emptydir-data --timeout=5s"]);
   const keep = kubectl(false, "");
-  expect(runBash(script, { stdin: "keep kubelet at v1.34.2, runtime unchanged\n", bin: keep.box.bin, state: keep.box.state }).stdout).toBe("no drain: kubelet at v1.34.2, runtime unchanged\n");
+  expect(runBash(script, { stdin: "keep - kubelet at v1.34.2, runtime unchanged\n", bin: keep.box.bin, state: keep.box.state }).stdout).toBe("no drain: kubelet at v1.34.2, runtime unchanged\n");
   expect(keep.writes()).toEqual([]);
+});
+
+test("drain: once per upgrade report; run again on a report it drained for (a drain setting changed, --replace), it leaves an uncordoned node alone", () => {
+  const script = drainScripts({ node: "w1", timeoutSeconds: 5 }).create;
+  const DRAIN = "drain w1 --ignore-daemonsets --delete-emptydir-data --timeout=5s";
+  const r1 = "drain 11111111-2222-4333-8444-555555555555 kubelet v1.33.2 -> v1.34.2\n";
+  const first = kubectl(false, "");
+  expect(runBash(script, { stdin: r1, bin: first.box.bin, state: first.box.state }).stdout).toBe("drained: kubelet v1.33.2 -> v1.34.2\n");
+  expect(readFileSync(join(first.box.state, "drained", "w1"), "utf8")).toBe("11111111-2222-4333-8444-555555555555\n");
+  // The same report again, the node since uncordoned by its node-metadata step (no mark): nothing.
+  const again = kubectl(false, "");
+  const second = runBash(script, { stdin: r1, bin: again.box.bin, state: first.box.state });
+  expect(second.stdout).toBe("no drain: drained for this upgrade report already, and uncordoned since (kubelet v1.33.2 -> v1.34.2)\n");
+  expect(again.writes()).toEqual([]);
+  // The same report on a node still carrying this component's mark (its rollout did not finish): drained again.
+  const unfinished = kubectl(true, "kubelet v1.33.2 -> v1.34.2");
+  expect(runBash(script, { stdin: r1, bin: unfinished.box.bin, state: first.box.state }).status).toBe(0);
+  expect(unfinished.writes()).toEqual([`annotate --overwrite node w1 ${CORDONED}=kubelet v1.33.2 -> v1.34.2`, DRAIN]);
+  // A new report (the upgrade step ran again), and a report without an id: drained.
+  for (const stdin of ["drain 99999999-2222-4333-8444-555555555555 kubelet v1.34.2 -> v1.35.0\n", "drain - kubelet v1.34.2 -> v1.35.0\n"]) {
+    const next = kubectl(false, "");
+    expect(runBash(script, { stdin, bin: next.box.bin, state: first.box.state }).stdout).toBe("drained: kubelet v1.34.2 -> v1.35.0\n");
+    expect(next.writes()).toEqual([`annotate --overwrite node w1 ${CORDONED}=kubelet v1.34.2 -> v1.35.0`, DRAIN]);
+  }
+  expect(readFileSync(join(first.box.state, "drained", "w1"), "utf8")).toBe("99999999-2222-4333-8444-555555555555\n");
+  // A failed drain records nothing: the same report drains again.
+  const blocked = sandbox();
+  blocked.stub("kubectl", `shift 2; if [ "$1" = get ]; then printf 'false|'; elif [ "$1" = drain ]; then echo "error: PDB" >&2; exit 1; fi`);
+  const r3 = "drain 33333333-2222-4333-8444-555555555555 kubelet v1.34.2 -> v1.35.0\n";
+  expect(runBash(script, { stdin: r3, bin: blocked.bin, state: blocked.state }).status).toBe(1);
+  expect(existsSync(join(blocked.state, "drained", "w1"))).toBe(false);
 });
 
 test("node-metadata uncordons only a node this component cordoned, and removes its mark", () => {
@@ -77,12 +112,14 @@ test("kubeadm first, the kubelet after: a failed kubeadm upgrade leaves the kube
   expect(failed.status).toBe(1);
   expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual(["install kubeadm", "kubeadm upgrade node"]);
   // The files are read only after kubeadm, which rewrites them: a failed kubeadm reports none.
-  expect(failed.stdout).toBe("nodeVersion=v1.33.2\n");
+  expect(failed.stdout).toMatch(/^report=[0-9a-f-]{36}\nnodeVersion=v1\.33\.2\n$/);
   // Once kubeadm succeeded: the version read before it, the files after it.
   box.stub("kubeadm", `echo "kubeadm $*" >>${log}`);
   const done = runBash(up, { bin: box.bin, state: box.state });
   expect(done.status).toBe(0);
-  expect(done.stdout).toMatch(/^nodeVersion=v1\.33\.2\npk-file \/var\/lib\/kubelet\/instance-config.yaml \S+ \S+\npk-file \/var\/lib\/kubelet\/config.yaml \S+ \S+\npk-file \/var\/lib\/kubelet\/kubeadm-flags.env \S+ \S+\n$/);
+  expect(done.stdout).toMatch(/^report=[0-9a-f-]{36}\nnodeVersion=v1\.33\.2\npk-file \/var\/lib\/kubelet\/instance-config.yaml \S+ \S+\npk-file \/var\/lib\/kubelet\/config.yaml \S+ \S+\npk-file \/var\/lib\/kubelet\/kubeadm-flags.env \S+ \S+\n$/);
+  // Every run reports under an id of its own (the drain step drains once per report).
+  expect(done.stdout.split("\n")[0]).not.toBe(failed.stdout.split("\n")[0]);
   expect(readFileSync(join(box.state, "version"), "utf8")).toBe("v1.33.2\n");
   // The kubelet step: the package, then one restart and check, then the version recorded.
   const kl = kubeletScript(false, `echo "install kubelet kubectl" >>${log}`);
@@ -143,7 +180,7 @@ test("a gate toggle or a runtime switch without a version change: the upgrade st
     const up = upgradeScripts({ node: "w1", version: "v1.34.2", apply: false, install: `echo "install kubeadm" >>${log}`, wanted, nodeLocalCriSocket: false }).create;
     const r = runBash(up, { stdin: "", bin: box.bin, state: box.state });
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^nodeVersion=v1\.34\.2\n(pk-file \S+ \S+ \S+\n){3}$/);
+    expect(r.stdout).toMatch(/^report=[0-9a-f-]{36}\nnodeVersion=v1\.34\.2\n(pk-file \S+ \S+ \S+\n){3}$/);
   }
   expect(existsSync(log)).toBe(false);
 });
