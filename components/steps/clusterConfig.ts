@@ -80,9 +80,12 @@ export function encodeClusterConfigChange(read: KubeadmConfigMap, desired: strin
 
 /**
  * Replace kubeadm-config when its ClusterConfiguration is still what was read and is not yet what is
- * wanted; nothing when it already is; refuse (naming the ConfigMap) when it changed in between.
+ * wanted; nothing when it already is; refuse (naming the ConfigMap) when it changed in between, saying
+ * to replace `readStep` (the read step's resource name): a plain `pulumi up` runs this step again on the
+ * same recorded read (the read step's inputs did not change), which would refuse again.
  */
-export function clusterConfigScripts(node: string): StepScripts {
+export function clusterConfigScripts(node: string, readStep: string): StepScripts {
+  const again = `run pulumi up --replace <URN of ${readStep}>, which reads it anew (a plain pulumi up writes from the same read again)`;
   const create = renderScript(node, [
     `original=""; desired=""; manifest=""`,
     `while read -r key value; do`,
@@ -91,8 +94,8 @@ export function clusterConfigScripts(node: string): StepScripts {
     `[ -n "$original" ] && [ -n "$desired" ] && [ -n "$manifest" ] || pk_fail "cluster-config: incomplete input"`,
     `current=$(${GET} -o jsonpath='{.data.ClusterConfiguration}' | sha256sum | cut -d' ' -f1)`,
     `if [ "$current" = "$desired" ]; then echo "kubeadm-config: already as wanted"; exit 0; fi`,
-    `[ "$current" = "$original" ] || pk_fail "kubeadm-config changed since it was read; run pulumi up again to read it anew"`,
-    `printf '%s' "$manifest" | base64 -d | ${KUBECTL} replace -f - >&2 || pk_fail "kubeadm-config: kubectl replace failed (a conflict means it changed since it was read; run pulumi up again)"`,
+    `[ "$current" = "$original" ] || pk_fail ${shellQuote(`kubeadm-config changed since it was read; ${again}`)}`,
+    `printf '%s' "$manifest" | base64 -d | ${KUBECTL} replace -f - >&2 || pk_fail ${shellQuote(`kubeadm-config: kubectl replace failed (a conflict means it changed since it was read: ${again})`)}`,
     `echo "kubeadm-config: replaced"`,
   ]);
   return { create, update: create };
@@ -118,7 +121,7 @@ export const clusterConfig: StepKind = {
       ? "kubeadm-config: no featureGates.NodeLocalCRISocket entry (the version's default applies); replace only if it must change"
       : `kubeadm-config: featureGates.NodeLocalCRISocket=${gate}; replace only if it must change (optimistic concurrency)`;
   },
-  scripts: ({ node }) => clusterConfigScripts(node.name),
+  scripts: ({ node, resourceName }) => clusterConfigScripts(node.name, resourceName(stepId(node.name, "cluster-config-read"))),
   stdin: {
     reads: ({ node }) => [stepId(node.name, "cluster-config-read")],
     // Nothing read: the read step ran no command (a new cluster, `idleOnJoin`), and neither does this one.

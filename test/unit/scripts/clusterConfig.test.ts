@@ -1,0 +1,30 @@
+/**
+ * The kubeadm-config write step refuses a ConfigMap that changed since its read step read it, and says
+ * how to read it anew: a plain re-run writes from the same recorded read.
+ */
+import { clusterConfigScripts, encodeClusterConfigChange, parseKubeadmConfigMap } from "../../../components/steps/clusterConfig";
+import { runBash, sandbox } from "./bash";
+
+const READ = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kubeadm-config", namespace: "kube-system", resourceVersion: "7" }, data: { ClusterConfiguration: "kubernetesVersion: v1.34.2\n" } });
+const stdin = encodeClusterConfigChange(parseKubeadmConfigMap(READ), "kubernetesVersion: v1.34.2\nfeatureGates:\n  NodeLocalCRISocket: false\n");
+const script = clusterConfigScripts("cp1", "c-cp1-cluster-config-read").create;
+
+/** kubectl over a ConfigMap whose ClusterConfiguration is `current`; `replace` exits with `replaceStatus`. */
+function kubectl(current: string, replaceStatus = 0) {
+  const box = sandbox();
+  box.stub("kubectl", `shift 2; case "$1" in get) printf '%b' ${JSON.stringify(current)} ;; replace) cat >/dev/null; exit ${replaceStatus} ;; esac`);
+  return box;
+}
+
+test("cluster-config: replaces the ConfigMap still as read; refuses one changed since, naming the read step to replace", () => {
+  const asRead = kubectl("kubernetesVersion: v1.34.2\n");
+  expect(runBash(script, { stdin, bin: asRead.bin, state: asRead.state }).stdout).toBe("kubeadm-config: replaced\n");
+  const changed = kubectl("kubernetesVersion: v1.34.2\nclusterName: other\n");
+  const refused = runBash(script, { stdin, bin: changed.bin, state: changed.state });
+  expect(refused.status).toBe(1);
+  expect(refused.stderr).toContain(
+    "pulumi-kubeadm: node cp1: kubeadm-config changed since it was read; run pulumi up --replace <URN of c-cp1-cluster-config-read>, which reads it anew (a plain pulumi up writes from the same read again)",
+  );
+  const conflict = kubectl("kubernetesVersion: v1.34.2\n", 1);
+  expect(runBash(script, { stdin, bin: conflict.bin, state: conflict.state }).stderr).toContain("a conflict means it changed since it was read: run pulumi up --replace <URN of c-cp1-cluster-config-read>");
+});
