@@ -62,6 +62,12 @@ export const UPGRADE_INPUTS: readonly UpgradeInput[] = [
   { id: "no-flag", title: "the annotation (CRI-O), but neither the flag nor instance-config.yaml", flags: flagsWith(), annotation: CRIO },
   { id: "file-only", title: "node-local worker: instance-config.yaml (CRI-O), no flag, no annotation", flags: flagsWith(), instanceConfig: `containerRuntimeEndpoint: "${CRIO}"\n` },
   { id: "flag-only", title: "the flag (CRI-O), but neither the annotation nor instance-config.yaml", flags: flagsWith(CRIO) },
+  {
+    id: "no-flags",
+    title: 'node-local worker as kubeadm 1.35 leaves it: instance-config.yaml (CRI-O), KUBELET_KUBEADM_ARGS="" (no flag at all), no annotation',
+    flags: 'KUBELET_KUBEADM_ARGS=""\n',
+    instanceConfig: `containerRuntimeEndpoint: "${CRIO}"\n`,
+  },
 ];
 
 /** Sockets listening on an upgraded worker: both runtimes (see UPGRADE_INPUTS). */

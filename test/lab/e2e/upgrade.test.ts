@@ -48,7 +48,9 @@ test("1.33 gate off, toggled on in place, then 1.34, 1.35, 1.36, 1.37", async ()
   expect(upgrades()).toEqual([]);
   expect(toggle.resources.filter((r) => r.op === "replace" || r.op === "delete")).toEqual([]);
 
-  for (const version of ["v1.34.2", "v1.35.0", "v1.36.1", "v1.37.0"]) {
+  // v1.35.0 leaves KUBELET_KUBEADM_ARGS="" on every node here (no flag of its own, no kubeletExtraArgs):
+  // kubeadm v1.35.0 could not read that file, v1.35.1 can (kubernetes#136127), so the patch step works.
+  for (const version of ["v1.34.2", "v1.35.0", "v1.35.1", "v1.36.1", "v1.37.0"]) {
     // From 1.34 the gate is on by default: drop the explicit entry (1.37 would refuse it anyway).
     const result = await run(stack(version));
     ok(result);
@@ -59,11 +61,15 @@ test("1.33 gate off, toggled on in place, then 1.34, 1.35, 1.36, 1.37", async ()
     expect(clusterConfiguration()).toContain(`kubernetesVersion: ${version}`);
     expect(clusterConfiguration()).not.toContain("NodeLocalCRISocket");
     for (const n of names) expect({ n, v: (storeNodes()[n] as unknown as { status: { nodeInfo: { kubeletVersion: string } } }).status.nodeInfo.kubeletVersion }).toEqual({ n, v: version });
+    if (version === "v1.35.0") {
+      const empty = names.filter((n) => nodeFile(n, "/var/lib/kubelet/kubeadm-flags.env") === 'KUBELET_KUBEADM_ARGS=""\n');
+      expect(empty).toEqual(names);
+    }
   }
-  // Each node upgraded once per minor: apply on cp-1, node elsewhere.
+  // Each node upgraded once per version step: apply on cp-1, node elsewhere.
   const perNode = (n: string) => upgrades().filter((e) => e.startsWith(`${n} `));
-  expect(perNode("cp-1")).toEqual(Array(4).fill("cp-1 kubeadm upgrade apply"));
-  for (const n of names.slice(1)) expect(perNode(n)).toEqual(Array(4).fill(`${n} kubeadm upgrade node`));
+  expect(perNode("cp-1")).toEqual(Array(5).fill("cp-1 kubeadm upgrade apply"));
+  for (const n of names.slice(1)) expect(perNode(n)).toEqual(Array(5).fill(`${n} kubeadm upgrade node`));
   // A second apply at the end changes nothing.
   const again = await run(stack("v1.37.0"));
   expect(again.resources.filter((r) => r.ran.length > 0)).toEqual([]);

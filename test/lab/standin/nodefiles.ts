@@ -3,7 +3,7 @@
  * formats (kubeadm-facts.md, "Files on a node").
  */
 import { parse } from "yaml";
-import { exists, goQuote, goUnquote, readText, writeText } from "./common";
+import { exists, goQuote, goUnquote, readText, writeText, type Version } from "./common";
 import { goYaml, KubeletArg, Obj } from "./kubeadmconfig";
 
 export const KUBELET_DIR = "/var/lib/kubelet";
@@ -75,20 +75,32 @@ export function readFlags(): KubeletArg[] | undefined {
 }
 
 /**
+ * Whether kubeadm `v` fails to read a kubeadm-flags.env that holds no flags (`KUBELET_KUBEADM_ARGS=""`):
+ * its ReadKubeletDynamicEnvFile returned `no flags found in file` up to v1.35.0 (checked in the source of
+ * v1.32.13, v1.33.13, v1.34.0, v1.34.2, v1.34.4 and v1.35.0), and no flags, no error, from v1.35.1
+ * (kubernetes#136127, cherry-picked to release-1.35 as #136131; checked in v1.35.1, v1.35.2, v1.35.4,
+ * v1.36.3, v1.37.2). kubeadm 1.35.0 itself leaves such a file on a gate-on node with no other flag.
+ */
+export function emptyFlagsFail(v: Version): boolean {
+  return v.major === 1 && (v.minor < 35 || (v.minor === 35 && v.patch === 0));
+}
+
+/**
  * kubeadm's ReadKubeletDynamicEnvFile + ArgumentsFromCommand (checked in kubeadm's source), as
  * upgrade reads kubeadm-flags.env: the whole text trimmed must start with `KUBELET_KUBEADM_ARGS=`,
  * quotes are trimmed (not unquoted), the value split on whitespace, a token without `=` takes the next
  * one as its value; tokens not of the form `--name=value` are skipped; the result is SORTED by name,
- * then value. Throws kubeadm's error texts (the caller wraps them in `error reading kubeadm flags file`).
+ * then value. No flags at all: an error for the kubeadm versions {@link emptyFlagsFail} names, else none.
+ * Throws kubeadm's error texts (the caller wraps them in `error reading kubeadm flags file`).
  */
-export function readFlagsAsKubeadm(): KubeletArg[] {
+export function readFlagsAsKubeadm(kubeadm: Version): KubeletArg[] {
   const t = readText(FLAGS_ENV);
   if (t === undefined) throw new Error(`failed to read file: open ${FLAGS_ENV}: no such file or directory`);
   const content = t.trim();
   const prefix = "KUBELET_KUBEADM_ARGS=";
   if (!content.startsWith(prefix)) throw new Error(`the file ${JSON.stringify(FLAGS_ENV)} does not contain the  expected prefix ${JSON.stringify(prefix)}`);
   const fields = content.slice(prefix.length).replace(/^"+|"+$/g, "").split(/\s+/).filter((f) => f !== "");
-  if (fields.length === 0) throw new Error(`no flags found in file ${JSON.stringify(FLAGS_ENV)}`);
+  if (fields.length === 0 && emptyFlagsFail(kubeadm)) throw new Error(`no flags found in file ${JSON.stringify(FLAGS_ENV)}`);
   const tokens: string[] = [];
   for (let i = 0; i < fields.length; i++) {
     if (fields[i].includes("=")) tokens.push(fields[i]);
@@ -113,18 +125,19 @@ export function writeFlagsSorted(args: KubeletArg[]): void {
 
 /**
  * Post-upgrade's RemoveKubeletArgsFromFile (kubeadm 1.35+, checked in source): kubeadm-flags.env
- * rewritten without `names`, the rest SORTED (read as {@link readFlagsAsKubeadm}), and only when a flag
- * was removed. Returns whether one was. A missing file fails the backup, an unreadable one or one with
- * no flags fails the read (kubeadm 1.35 itself can leave `KUBELET_KUBEADM_ARGS=""`, and then fails the
- * next 1.35 upgrade here).
+ * rewritten without `names`, the rest SORTED (read as {@link readFlagsAsKubeadm} by `kubeadm`), and only
+ * when a flag was removed. Returns whether one was. A missing file fails the backup, an unreadable one
+ * fails the read, and so does one with no flags for kubeadm v1.35.0 ({@link emptyFlagsFail}; an upgrade
+ * runs the target's kubeadm, so a node whose 1.35 kubeadm left `KUBELET_KUBEADM_ARGS=""` upgrades to
+ * v1.35.1 and later).
  * @throws Error with kubeadm's text.
  */
-export function removeFlags(names: string[]): boolean {
+export function removeFlags(names: string[], kubeadm: Version): boolean {
   if (names.length === 0) return false;
   if (!exists(FLAGS_ENV)) throw new Error(`error backing up the kubelet env file: stat ${FLAGS_ENV}: no such file or directory`);
   let args: KubeletArg[];
   try {
-    args = readFlagsAsKubeadm();
+    args = readFlagsAsKubeadm(kubeadm);
   } catch (e) {
     throw new Error(`error reading kubelet env file: ${(e as Error).message}`);
   }

@@ -149,8 +149,8 @@ async function uploadConfigAnnotation(minor: number, gateOn: boolean, node: stri
  * on this node, per minor:
  * - gate in effect, 1.32-1.36: instance-config.yaml is written ONLY WHEN MISSING, from the
  *   --container-runtime-endpoint flag in kubeadm-flags.env (never from the annotation): flag absent
- *   gives `containerRuntimeEndpoint: ""`; an unreadable flags file, or one with no flags, fails the
- *   phase. From 1.33 the flag is removed only then (the rest rewritten sorted); 1.32 keeps it (and
+ *   gives `containerRuntimeEndpoint: ""`; an unreadable flags file fails the phase, and so does one
+ *   with no flags up to v1.35.0 (`emptyFlagsFail`). From 1.33 the flag is removed only then (the rest rewritten sorted); 1.32 keeps it (and
  *   takes the first such flag where 1.33 takes the last).
  * - 1.37: a missing instance-config.yaml is written, with a warning, from the socket found (detected,
  *   since the file was missing); an existing one is kept. (The facts file says 1.37 fails instead.)
@@ -158,11 +158,13 @@ async function uploadConfigAnnotation(minor: number, gateOn: boolean, node: stri
  *   is in effect (a stale file's endpoint included).
  * - annotation: removed when the gate is in effect, 1.33-1.36, by apply and node alike.
  * - post-upgrade: 1.35 removes --pod-infra-container-image (RemoveKubeletArgsFromFile: the rest
- *   rewritten sorted; a flags file that cannot be read, or holds no flags, fails the phase); 1.36 and
+ *   rewritten sorted; a flags file that cannot be read fails the phase, and so does one with no flags
+ *   for kubeadm v1.35.0 only: `emptyFlagsFail`); 1.36 and
  *   1.37 remove nothing: their list is empty, so 1.37 does not strip --container-runtime-endpoint
  *   (which the facts file says it does).
  */
-async function upgradeLocalKubelet(minor: number, gates: Record<string, boolean>, node: string, socket: string): Promise<void> {
+async function upgradeLocalKubelet(kubeadm: Version, gates: Record<string, boolean>, node: string, socket: string): Promise<void> {
+  const minor = kubeadm.minor;
   const gateOn = nodeLocalCriSocket(minor, gates);
   const clusterKubelet = (await readStore()).configMaps["kube-system/kubelet-config"]?.data.kubelet ?? "";
   if (gateOn && !exists(INSTANCE_CONFIG)) {
@@ -172,7 +174,7 @@ async function upgradeLocalKubelet(minor: number, gates: Record<string, boolean>
     } else {
       let args;
       try {
-        args = readFlagsAsKubeadm();
+        args = readFlagsAsKubeadm(kubeadm);
       } catch (e) {
         throw phaseError(minor, "kubelet-config", `error reading kubeadm flags file: ${(e as Error).message}`);
       }
@@ -188,7 +190,7 @@ async function upgradeLocalKubelet(minor: number, gates: Record<string, boolean>
   process.stdout.write(`[upgrade/kubelet-config] The kubelet configuration for this node was successfully upgraded!\n`);
   if (minor === 35) {
     try {
-      removeFlags(["pod-infra-container-image"]);
+      removeFlags(["pod-infra-container-image"], kubeadm);
     } catch (e) {
       throw phaseError(minor, "post-upgrade", (e as Error).message);
     }
@@ -264,7 +266,7 @@ export async function apply(args: string[]): Promise<number> {
   });
   process.stdout.write(`[upload-config] Storing the configuration used in ConfigMap "kubeadm-config" in the "kube-system" Namespace\n`);
   await uploadConfigAnnotation(minor, nodeLocalCriSocket(minor, c.gates), reg.node, reg.socket);
-  await upgradeLocalKubelet(minor, c.gates, reg.node, reg.socket);
+  await upgradeLocalKubelet(installedVersion(), c.gates, reg.node, reg.socket);
   process.stdout.write(
     `\n[upgrade] SUCCESS! A control plane node of your cluster was upgraded to "${target.text}".\n\n` +
       `[upgrade] Now please proceed with upgrading the rest of the nodes by following the right order.\n`,
@@ -308,7 +310,7 @@ export async function node(args: string[]): Promise<number> {
   } else {
     process.stdout.write(`[upgrade] Skipping phase. Not a control plane node.\n`);
   }
-  await upgradeLocalKubelet(minor, c.gates, reg.node, reg.socket);
+  await upgradeLocalKubelet(installedVersion(), c.gates, reg.node, reg.socket);
   process.stdout.write(`[upgrade] The configuration for this node was successfully upgraded!\n[upgrade] Now you should go ahead and upgrade the kubelet package using your package manager.\n`);
   return 0;
 }
