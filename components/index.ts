@@ -7,3 +7,4 @@ export type { ClusterArgs, ClusterNode, KubeletExtraArg, SshProxy, SshDefaults, 
 export * from "./kubeadm";
 export { buildPlan, type Step, type StepAction, type PlanOptions } from "./plan/steps";
 export { describePlan } from "./plan/describe";
+export { DEFAULT_KUBEADM_INSTALL_COMMAND, DEFAULT_KUBELET_INSTALL_COMMAND } from "./scripts/install";

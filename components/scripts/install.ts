@@ -18,7 +18,8 @@ const APT_REPOSITORY = [
 /**
  * The default kubeadm install for Debian/Ubuntu with the community package repository (pkgs.k8s.io,
  * one repository per minor), as kubeadm's upgrade guide does it: point apt at the target minor's
- * repository, install exactly that kubeadm, and hold it. Runs before `kubeadm upgrade`.
+ * repository, install exactly that kubeadm, and hold it. Runs before `kubeadm upgrade`. A bash command
+ * template (string), the default of `kubeadmInstallCommand`: `{version}` becomes `1.34.2`, `{minor}` `1.34`.
  */
 export const DEFAULT_KUBEADM_INSTALL_COMMAND = [
   ...APT_REPOSITORY,
@@ -30,7 +31,8 @@ export const DEFAULT_KUBEADM_INSTALL_COMMAND = [
 /**
  * The default kubelet and kubectl install for Debian/Ubuntu (pkgs.k8s.io): exactly that kubelet and
  * kubectl, held. Runs after `kubeadm upgrade` and the drain; the upgrade's `kubelet` step restarts the
- * kubelet afterwards, never this command.
+ * kubelet afterwards, never this command. A bash command template (string), the default of
+ * `kubeletInstallCommand`: `{version}` becomes `1.34.2`, `{minor}` `1.34`.
  */
 export const DEFAULT_KUBELET_INSTALL_COMMAND = [
   ...APT_REPOSITORY,
