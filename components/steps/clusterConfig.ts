@@ -17,14 +17,15 @@ import { sha256Hex } from "../scripts/files";
 import type { StepScripts } from "../scripts/types";
 import { setFeatureGate } from "../kubeadm/clusterConfig";
 import { NODE_LOCAL_CRI_SOCKET } from "../kubeadm/gates";
-import type { StepKind } from "./kind";
+import type { StepContext, StepKind } from "./kind";
 import { stepId } from "./ids";
 
 const GET = `${KUBECTL} get configmap -n kube-system kubeadm-config`;
 
 /**
- * Print the kubeadm-config ConfigMap as JSON. `wanted` (plain words of the target version and gate)
- * is part of the command text only so that the read runs again whenever they change.
+ * Print the kubeadm-config ConfigMap as JSON. `wanted` (plain words of the target version, the gate and
+ * a digest of the write step's script) is part of the command text only so that the read runs again
+ * whenever they change: the write step never runs again on a read older than its own script.
  */
 export function clusterConfigReadScripts(node: string, wanted: string): StepScripts {
   const create = renderScript(node, [`: wanted ${shellQuote(wanted)}`, `${GET} -o json`]);
@@ -101,13 +102,27 @@ export function clusterConfigScripts(node: string, readStep: string): StepScript
   return { create, update: create };
 }
 
-/** `cluster-config-read`: the kubeadm-config ConfigMap as it is now (data for `cluster-config`). */
+/** The `cluster-config` step's scripts on its node (its refusals name that node's read step). */
+function writeScripts({ node, resourceName }: StepContext): StepScripts {
+  return clusterConfigScripts(node.name, resourceName(stepId(node.name, "cluster-config-read")));
+}
+
+/**
+ * `cluster-config-read`: the kubeadm-config ConfigMap as it is now (data for `cluster-config`). Runs again
+ * when the target version, the gate or the `cluster-config` step's script changes.
+ */
 export const clusterConfigRead: StepKind = {
   action: "cluster-config-read",
   shows: ["kubernetesVersion", "NodeLocalCRISocket"],
   summary: () => "read the kubeadm-config ConfigMap (ClusterConfiguration, resourceVersion)",
-  scripts: ({ cluster, node }) =>
-    clusterConfigReadScripts(node.name, `${cluster.version.text} NodeLocalCRISocket=${cluster.kubeadmFeatureGates.NodeLocalCRISocket ?? "default"}`),
+  // The write step's script in the words too: a change of it alone (a new version of this package) runs
+  // the write step again, which must compare against the ConfigMap as it is now (`kubeadm upgrade apply`
+  // rewrites it), not against the read recorded before the last upgrade (it would refuse).
+  scripts: (ctx) =>
+    clusterConfigReadScripts(
+      ctx.node.name,
+      `${ctx.cluster.version.text} NodeLocalCRISocket=${ctx.cluster.kubeadmFeatureGates.NodeLocalCRISocket ?? "default"} write=${sha256Hex(writeScripts(ctx).create).slice(0, 16)}`,
+    ),
   dataOutput: true,
   idleOnJoin: true,
 };
@@ -121,7 +136,7 @@ export const clusterConfig: StepKind = {
       ? "kubeadm-config: no featureGates.NodeLocalCRISocket entry (the version's default applies); replace only if it must change"
       : `kubeadm-config: featureGates.NodeLocalCRISocket=${gate}; replace only if it must change (optimistic concurrency)`;
   },
-  scripts: ({ node, resourceName }) => clusterConfigScripts(node.name, resourceName(stepId(node.name, "cluster-config-read"))),
+  scripts: writeScripts,
   stdin: {
     reads: ({ node }) => [stepId(node.name, "cluster-config-read")],
     // Nothing read: the read step ran no command (a new cluster, `idleOnJoin`), and neither does this one.

@@ -138,6 +138,18 @@ export interface E2eRun {
 
 const COMMAND = "command:remote:Command";
 
+/** The checkout whose lab CLI (and so whose component code) later runs use: this one unless set. */
+let codeRoot = REPO_ROOT;
+
+/**
+ * Runs later {@link run}s with the lab CLI and component code of another checkout of this repository
+ * (a worktree at an older commit, to make a stack the way an earlier version did), on this lab and its
+ * stack state; undefined: this checkout again.
+ */
+export function runCodeFrom(root: string | undefined): void {
+  codeRoot = root ?? REPO_ROOT;
+}
+
 /**
  * `npm run lab -- <mode> <stack file> --json F` in its own process (as a user runs `pulumi up`: one
  * Pulumi program process per operation); resolves with the engine's record of the run.
@@ -152,8 +164,8 @@ async function labCommand(stackFile: string, mode: Mode, opts: RunOptions): Prom
     "--require",
     join(__dirname, "clock.cjs"),
     "--import",
-    pathToFileURL(join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href,
-    join(REPO_ROOT, "test", "lab", "cli.ts"),
+    pathToFileURL(join(codeRoot, "node_modules", "tsx", "dist", "loader.mjs")).href,
+    join(codeRoot, "test", "lab", "cli.ts"),
     mode === "up" ? "apply" : mode,
     stackFile,
     "--json",

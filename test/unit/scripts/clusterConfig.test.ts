@@ -2,7 +2,8 @@
  * The kubeadm-config write step refuses a ConfigMap that changed since its read step read it, and says
  * how to read it anew: a plain re-run writes from the same recorded read.
  */
-import { clusterConfigScripts, encodeClusterConfigChange, parseKubeadmConfigMap } from "../../../components/steps/clusterConfig";
+import { clusterConfig, clusterConfigRead, clusterConfigScripts, encodeClusterConfigChange, parseKubeadmConfigMap } from "../../../components/steps/clusterConfig";
+import type { StepContext } from "../../../components/steps/kind";
 import { runBash, sandbox } from "./bash";
 
 const READ = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kubeadm-config", namespace: "kube-system", resourceVersion: "7" }, data: { ClusterConfiguration: "kubernetesVersion: v1.34.2\n" } });
@@ -27,4 +28,14 @@ test("cluster-config: replaces the ConfigMap still as read; refuses one changed 
   );
   const conflict = kubectl("kubernetesVersion: v1.34.2\n", 1);
   expect(runBash(script, { stdin, bin: conflict.bin, state: conflict.state }).stderr).toContain("a conflict means it changed since it was read: run pulumi up --replace <URN of c-cp1-cluster-config-read>");
+});
+
+test("cluster-config-read runs again whenever the write step's script changes (a cluster rename, a new package version): the write never compares against a read made before the last kubeadm upgrade apply", () => {
+  // Only what the two kinds' scripts read of their context.
+  const ctx = (cluster: string) =>
+    ({ cluster: { version: { text: "v1.34.2" }, kubeadmFeatureGates: {} }, node: { name: "cp1" }, resourceName: (id: string) => `${cluster}-${id}` }) as unknown as StepContext;
+  // A rename changes the write step's script (its refusal names the read step)...
+  expect(clusterConfig.scripts(ctx("prod2"), "").create).not.toBe(clusterConfig.scripts(ctx("prod"), "").create);
+  // ...so the read step's script changes with it: the read runs again before the write does.
+  expect(clusterConfigRead.scripts(ctx("prod2"), "").create).not.toBe(clusterConfigRead.scripts(ctx("prod"), "").create);
 });

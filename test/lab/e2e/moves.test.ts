@@ -1,0 +1,174 @@
+/**
+ * Stacks moved to new code or a new name: a stack made by the code before the drain step's report ids
+ * (e5e8915, extracted from this repository's history and run as that version's lab CLI) finishes or stays
+ * as it is under this code, its drains draining what they must and nothing more; runtime switches back
+ * and forth drain every time; a --replace of drain steps drains nothing; a cluster renamed after an
+ * upgrade writes kubeadm-config from a fresh read.
+ */
+import { execFileSync } from "child_process";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+import { REPO_ROOT, hostPathOf } from "../nodes";
+import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, criStates, kubeadmEvents, labDown, labUp, run, runCodeFrom, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
+
+jest.setTimeout(E2E_TEST_LIMIT_MS);
+afterAll(labDown);
+
+/** The last commit before the drain step's report ids. */
+const BEFORE_REPORTS = "e5e8915";
+
+/** A commit of this repository as files (once, under the temp folder), with this checkout's node_modules. */
+function treeAt(commit: string): string {
+  const dir = join(tmpdir(), `pulumi-kubeadm-${commit}`);
+  if (!existsSync(join(dir, "node_modules"))) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync("tar", ["-x", "-C", dir], { input: execFileSync("git", ["-C", REPO_ROOT, "archive", commit], { maxBuffer: 1 << 30 }) });
+    symlinkSync(join(REPO_ROOT, "node_modules"), join(dir, "node_modules"));
+  }
+  return dir;
+}
+
+const BASE: TestNode[] = [
+  { name: "cp-1", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
+  { name: "cp-2", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
+  { name: "worker-1", role: "worker", criSocket: CONTAINERD, runtimes: ["containerd", "crio"] },
+  { name: "worker-2", role: "worker", criSocket: CONTAINERD, runtimes: ["containerd"] },
+];
+const stack = (version: string, nodes: TestNode[] = BASE, extra: Record<string, unknown> = {}) => writeStack("moves", version, nodes, { ...LAB_INSTALLS, ...extra });
+
+function ok(result: E2eRun): void {
+  expect({ ok: result.ok, errors: result.errors, failed: result.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ ok: true, errors: [], failed: [] });
+}
+const said = (r: E2eRun) => [...r.log, ...r.engine.diagnostics].join("\n");
+/** Per node: what its drain step printed in the run ("drained: ..." / "no drain: ..."), or "-" when it did not run. */
+const drains = (r: E2eRun, names: string[]) =>
+  Object.fromEntries(names.map((n) => [n, new RegExp(`e2e-${n}-drain[^\\n]*?((?:no drain|drained): [^\\n]*)`).exec(said(r))?.[1] ?? "-"]));
+const cordoned = () => ({
+  unschedulable: Object.entries(storeNodes()).filter(([, n]) => n.spec.unschedulable === true).map(([name]) => name),
+  marked: Object.entries(storeNodes()).filter(([, n]) => n.metadata.annotations["kubeadm.pulumi.com/cordoned"] !== undefined).map(([name]) => name),
+});
+const kubeletVersions = () => Object.fromEntries(Object.entries(storeNodes()).map(([n, v]) => [n, (v as unknown as { status: { nodeInfo: { kubeletVersion: string } } }).status.nodeInfo.kubeletVersion]));
+const nothingRuns = async (file: string) => {
+  const again = await run(file);
+  ok(again);
+  expect(again.resources.filter((r) => r.ran.length > 0).map((r) => r.name)).toEqual([]);
+};
+const NAMES = BASE.map((n) => n.name);
+const ALL_AT = (v: string) => Object.fromEntries(NAMES.map((n) => [n, v]));
+
+afterEach(() => runCodeFrom(undefined));
+
+/** A new lab at v1.33.2, provisioned by the code before the report ids (which later runs use too). */
+async function madeBefore(): Promise<void> {
+  runCodeFrom(treeAt(BEFORE_REPORTS));
+  await labUp(stack("v1.33.2"));
+  ok(await run(stack("v1.33.2")));
+}
+
+/** The rollout to v1.34.2 run to its end by this code: every node upgraded by kubeadm once since `before`. */
+async function finishedHere(before: number): Promise<E2eRun> {
+  runCodeFrom(undefined);
+  const done = await run(stack("v1.34.2"));
+  ok(done);
+  expect(kubeadmEvents().slice(before).sort()).toEqual(["cp-1 kubeadm upgrade apply", "cp-2 kubeadm upgrade node", "worker-1 kubeadm upgrade node", "worker-2 kubeadm upgrade node"]);
+  return done;
+}
+
+test("a finished rollout made by e5e8915, moved to this code: kubeadm-config read anew and left as it is, upgrade steps report again without kubeadm, drain steps drain nothing, nothing cordoned; then nothing runs", async () => {
+  await madeBefore();
+  const rolled = await run(stack("v1.34.2"));
+  ok(rolled);
+  expect(drains(rolled, NAMES)).toEqual(Object.fromEntries(NAMES.map((n) => [n, "drained: kubelet v1.33.2 -> v1.34.2"])));
+  const before = kubeadmEvents().length;
+  runCodeFrom(undefined);
+  const moved = await run(stack("v1.34.2"));
+  ok(moved);
+  expect(kubeadmEvents().slice(before)).toEqual([]);
+  // The write step's script changed: its read ran again first (the one recorded was made before kubeadm
+  // upgrade apply rewrote the ConfigMap, and the write refused on it).
+  expect(moved.resources.filter((r) => /-cluster-config(-read)?$/.test(r.name) && r.ran.length > 0).map((r) => r.name).sort()).toEqual(["e2e-cp-1-cluster-config", "e2e-cp-1-cluster-config-read"]);
+  expect(said(moved)).toContain("kubeadm-config: already as wanted");
+  expect(moved.resources.filter((r) => r.ran.length > 0).map((r) => r.name).filter((n) => /-(upgrade|drain)$/.test(n)).sort()).toEqual(NAMES.flatMap((n) => [`e2e-${n}-drain`, `e2e-${n}-upgrade`]).sort());
+  expect(said(moved)).not.toContain("drained:");
+  expect(cordoned()).toEqual({ unschedulable: [], marked: [] });
+  await nothingRuns(stack("v1.34.2"));
+});
+
+test("a rollout e5e8915 left at a failed kubelet restart, moved to this code: the node is drained again before its kubelet restarts, each node upgraded once, nothing left cordoned", async () => {
+  await madeBefore();
+  writeFileSync(hostPathOf(LAB_DIR, "worker-2", "/etc/lab-node/fail-once"), "kubelet-start\n");
+  const before = kubeadmEvents().length;
+  const failed = await run(stack("v1.34.2"));
+  expect(failed.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-2-kubelet"]);
+  expect(cordoned()).toEqual({ unschedulable: ["worker-2"], marked: ["worker-2"] });
+  const done = await finishedHere(before);
+  expect(drains(done, NAMES)).toEqual({
+    "cp-1": "no drain: kubelet at v1.34.2, runtime unchanged",
+    "cp-2": "no drain: kubelet at v1.34.2, runtime unchanged",
+    "worker-1": "no drain: kubelet at v1.34.2, runtime unchanged",
+    "worker-2": "drained: kubelet v1.33.2 -> v1.34.2",
+  });
+  expect(kubeletVersions()).toEqual(ALL_AT("v1.34.2"));
+  expect(cordoned()).toEqual({ unschedulable: [], marked: [] });
+  await nothingRuns(stack("v1.34.2"));
+});
+
+test("a rollout e5e8915 left at a blocked drain, moved to this code: finishes, each node upgraded once and drained; then runtime switches back and forth drain every time; a --replace of the drain steps or a drain setting change drains nothing", async () => {
+  await madeBefore();
+  process.env.LAB_DIR = LAB_DIR;
+  const { setDrainBlock } = await import("../standin/store");
+  await setDrainBlock("worker-1", "blocked by a PodDisruptionBudget");
+  const before = kubeadmEvents().length;
+  const failed = await run(stack("v1.34.2"));
+  expect(failed.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-1-drain"]);
+  await setDrainBlock("worker-1", undefined);
+  const done = await finishedHere(before);
+  expect({ w1: drains(done, ["worker-1"]), w2: drains(done, ["worker-2"]) }).toEqual({
+    w1: { "worker-1": "drained: kubelet v1.33.2 -> v1.34.2" },
+    w2: { "worker-2": "drained: kubelet v1.33.2 -> v1.34.2" },
+  });
+  expect(kubeletVersions()).toEqual(ALL_AT("v1.34.2"));
+  expect(cordoned()).toEqual({ unschedulable: [], marked: [] });
+  await nothingRuns(stack("v1.34.2"));
+
+  // containerd -> CRI-O -> containerd -> CRI-O on worker-1: each switch drains.
+  let from = CONTAINERD;
+  for (const to of [CRIO, CONTAINERD, CRIO]) {
+    const nodes = BASE.map((n) => (n.name === "worker-1" ? { ...n, criSocket: to } : n));
+    const switched = await run(stack("v1.34.2", nodes));
+    ok(switched);
+    expect({ to, d: drains(switched, ["worker-1"]) }).toEqual({ to, d: { "worker-1": `drained: container runtime ${from} -> ${to}` } });
+    const cri = criStates(["worker-1"])["worker-1"];
+    expect({ to, uses: cri?.flag ?? cri?.instanceConfig?.match(/"(\S+)"/)?.[1], c: cordoned() }).toEqual({ to, uses: to, c: { unschedulable: [], marked: [] } });
+    from = to;
+  }
+  const last = BASE.map((n) => (n.name === "worker-1" ? { ...n, criSocket: CRIO } : n));
+  await nothingRuns(stack("v1.34.2", last));
+
+  // --replace of every drain step, then a drain setting change, after the finished rollout and switches: no drain.
+  const urns = done.engine.steps.filter((s) => s.name.endsWith("-drain")).map((s) => s.urn);
+  expect(urns.length).toBe(4);
+  const replaced = await run(stack("v1.34.2", last), "apply", [], { replace: urns });
+  ok(replaced);
+  expect(new Set(replaced.resources.filter((r) => r.name.endsWith("-drain") && r.ran.length > 0).map((r) => r.name)).size).toBe(urns.length);
+  expect(said(replaced)).not.toContain("drained:");
+  expect(cordoned()).toEqual({ unschedulable: [], marked: [] });
+  const settings = await run(stack("v1.34.2", last, { "kubeadm:drainTimeoutSeconds": 301, "kubeadm:maxUnavailableWorkers": 2 }));
+  ok(settings);
+  expect(said(settings)).not.toContain("drained:");
+  expect(cordoned()).toEqual({ unschedulable: [], marked: [] });
+});
+
+test("renaming the cluster with its old name as an alias after an upgrade: cluster-config (whose script names its read step) reads kubeadm-config anew, not refusing on the read made before kubeadm upgrade apply", async () => {
+  const nodes = BASE.filter((n) => n.name === "cp-1" || n.name === "worker-2");
+  const at = (name: string, version: string, extra: Record<string, unknown> = {}) => writeStack("rename", version, nodes, { ...LAB_INSTALLS, "kubeadm:clusterName": name, ...extra });
+  await labUp(at("prod", "v1.33.2"));
+  ok(await run(at("prod", "v1.33.2")));
+  ok(await run(at("prod", "v1.34.2")));
+  const renamed = await run(at("prod2", "v1.34.2", { "kubeadm:formerClusterNames": ["prod"] }));
+  ok(renamed);
+  expect([...new Set(renamed.resources.map((r) => r.op))]).toEqual(["update"]);
+  expect(cordoned()).toEqual({ unschedulable: [], marked: [] });
+  await nothingRuns(at("prod2", "v1.34.2", { "kubeadm:formerClusterNames": ["prod"] }));
+});
