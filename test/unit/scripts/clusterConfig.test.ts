@@ -39,3 +39,13 @@ test("cluster-config-read runs again whenever the write step's script changes (a
   // ...so the read step's script changes with it: the read runs again before the write does.
   expect(clusterConfigRead.scripts(ctx("prod2"), "").create).not.toBe(clusterConfigRead.scripts(ctx("prod"), "").create);
 });
+
+test("cluster-config with nothing read (its read step ran no command: the cluster was made in that run) writes nothing and succeeds, whatever made it run again", () => {
+  const box = kubectl("kubernetesVersion: v1.34.2\n");
+  const r = runBash(script, { stdin: "", bin: box.bin, state: box.state });
+  expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 0, stdout: "kubeadm-config: nothing read (kubeadm init wrote it as asked), nothing to write\n" });
+  // A partial input still fails.
+  const partial = runBash(script, { stdin: "original abc\n", bin: box.bin, state: box.state });
+  expect(partial.status).toBe(1);
+  expect(partial.stderr).toContain("cluster-config: incomplete input");
+});
