@@ -6,7 +6,8 @@
  * upgrade writes kubeadm-config from a fresh read.
  */
 import { execFileSync } from "child_process";
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "fs";
+import { createHash } from "crypto";
+import { existsSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { REPO_ROOT, hostPathOf } from "../nodes";
@@ -18,14 +19,22 @@ afterAll(labDown);
 /** The last commit before the drain step's report ids. */
 const BEFORE_REPORTS = "e5e8915";
 
-/** A commit of this repository as files (once, under the temp folder), with this checkout's node_modules. */
+/**
+ * A commit of this repository as files, with this checkout's node_modules: extracted once per checkout
+ * (under the temp folder, named by the commit and this checkout's path; extracted beside it and renamed
+ * into place, so an interrupted extraction leaves nothing half made), and linked to this checkout's
+ * node_modules on every call (a checkout since removed leaves no dangling link behind).
+ */
 function treeAt(commit: string): string {
-  const dir = join(tmpdir(), `pulumi-kubeadm-${commit}`);
-  if (!existsSync(join(dir, "node_modules"))) {
-    mkdirSync(dir, { recursive: true });
-    execFileSync("tar", ["-x", "-C", dir], { input: execFileSync("git", ["-C", REPO_ROOT, "archive", commit], { maxBuffer: 1 << 30 }) });
-    symlinkSync(join(REPO_ROOT, "node_modules"), join(dir, "node_modules"));
+  const dir = join(tmpdir(), `pulumi-kubeadm-${commit}-${createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 12)}`);
+  if (!existsSync(dir)) {
+    const partial = mkdtempSync(`${dir}.partial-`);
+    execFileSync("tar", ["-x", "-C", partial], { input: execFileSync("git", ["-C", REPO_ROOT, "archive", commit], { maxBuffer: 1 << 30 }) });
+    renameSync(partial, dir);
   }
+  const modules = join(dir, "node_modules");
+  rmSync(modules, { force: true });
+  symlinkSync(join(REPO_ROOT, "node_modules"), modules);
   return dir;
 }
 
