@@ -176,6 +176,14 @@ function wrap<T extends string | undefined>(script: pulumi.Input<T>): pulumi.Inp
 const HIDDEN_FROM_DIFF = ["create", "update", "delete"];
 
 /**
+ * The update script the Command takes (the rule of {@link commandTexts}): after an idle create the script
+ * itself, else the update only where it differs from the create (unset: pulumi-command runs the create).
+ */
+function updateScript<T>(create: T, update: T | undefined, idleCreate: boolean): T | undefined {
+  return idleCreate ? (update ?? create) : update !== create ? update : undefined;
+}
+
+/**
  * The step's command texts as the Command takes them. pulumi-command runs `create` on an update when
  * `update` is unset, so an update equal to the create is left out; except with an idle create
  * (`createRuns` false), whose update is the script itself: a later rollout may change the step but not
@@ -190,7 +198,7 @@ function commandTexts(
     const all = scripts.all;
     return {
       create: createRuns !== undefined ? combine([createRuns, all], ([runs, x]) => (runs ? commandText(x.create) : undefined)) : all.apply((x) => commandText(x.create)),
-      update: all.apply((x) => (createRuns !== undefined ? commandText(x.update ?? x.create) : x.update !== undefined && x.update !== x.create ? commandText(x.update) : undefined)),
+      update: all.apply((x) => commandText(updateScript(x.create, x.update, createRuns !== undefined))),
       ...(scripts.withDelete ? { delete: all.apply((x) => commandText(x.delete)) } : {}),
     };
   }
@@ -198,15 +206,15 @@ function commandTexts(
   if (createRuns !== undefined) {
     return {
       create: combine([createRuns, scripts.create], ([runs, text]) => (runs ? commandText(text) : undefined)),
-      update: wrap(scripts.update ?? scripts.create),
+      update: wrap(updateScript(scripts.create, scripts.update, true) as pulumi.Input<string>),
       ...del,
     };
   }
   if (scripts.update === undefined || typeof scripts.update === "string" || typeof scripts.create === "string") {
-    const update = scripts.update !== scripts.create ? scripts.update : undefined;
+    const update = updateScript(scripts.create, scripts.update, false);
     return { create: wrap(scripts.create), update: update !== undefined ? wrap(update) : undefined, ...del };
   }
-  return { create: wrap(scripts.create), update: combine([scripts.create, scripts.update], ([c, u]) => (u !== c ? commandText(u) : undefined)), ...del };
+  return { create: wrap(scripts.create), update: combine([scripts.create, scripts.update], ([c, u]) => commandText(updateScript(c, u, false))), ...del };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The plan in plain words: the `plan` output of the component, known at preview time.
  */
-import { readyStep, type LineWait, type Step } from "./steps";
+import { lineSteps, readyStep, type LineWait, type Step } from "./steps";
 
 /** The rollout line's waits in words: what each node's prepare report decides. */
 function lineWords(line: LineWait | undefined): string[] {
@@ -40,9 +40,7 @@ export function checkPlanOrder(steps: Step[]): void {
   const seen = new Set<string>();
   for (const s of steps) {
     if (seen.has(s.id)) throw new Error(`plan: step ${s.id} appears twice`);
-    const l = s.line;
-    const line = l === undefined ? [] : [...(l.ready ?? []).flatMap((n) => [readyStep(l, n), n.joining]), ...(l.window?.waitFor ? [l.window.waitFor[l.window.until]] : [])];
-    for (const a of [...s.after, ...line]) {
+    for (const a of [...s.after, ...(s.line !== undefined ? lineSteps(s.line) : [])]) {
       if (!seen.has(a)) throw new Error(`plan: step ${s.id} runs after ${a}, which is not an earlier step`);
     }
     seen.add(s.id);

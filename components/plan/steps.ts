@@ -249,6 +249,14 @@ export function readyStep(line: LineWait, n: LineNode): string {
   return n[line.readyUntil ?? "unitDone"];
 }
 
+/**
+ * Every step a line may make its step wait for, whatever the nodes report ({@link lineAfter} picks among
+ * them): each node ahead's `readyUntil` stage and its join, and the window's stage of the worker ahead.
+ */
+export function lineSteps(line: LineWait): string[] {
+  return [...(line.ready ?? []).flatMap((n) => [readyStep(line, n), n.joining]), ...(line.window?.waitFor ? [line.window.waitFor[line.window.until]] : [])];
+}
+
 /** The nodes whose `prepare` reports decide a line's waits ({@link lineAfter}), in a fixed order. */
 export function lineNodes(line: LineWait): string[] {
   return [...(line.ifJoined !== undefined ? [line.ifJoined] : []), ...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node, line.window.firstControlPlane] : [])];
