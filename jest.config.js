@@ -1,8 +1,13 @@
-/** Jest runs TypeScript through ts-jest; lab tests are slower and share the lab, so run in band. */
+/**
+ * Jest runs TypeScript through ts-jest, in two workers: an e2e file keeps about one core busy (the
+ * engine, sshd, the stand-ins), so two at once use a 2-core machine's second core. Each worker's e2e
+ * files get a lab of their own (test/lab/e2e/helpers.ts: folder and addresses by JEST_WORKER_ID).
+ */
 module.exports = {
   preset: "ts-jest",
   testEnvironment: "node",
   testMatch: ["<rootDir>/test/**/*.test.ts"],
   transform: { "^.+\\.ts$": ["ts-jest", {}] },
   testTimeout: 60000,
+  maxWorkers: 2,
 };

@@ -1,6 +1,6 @@
 /**
  * The benchmark's own lab: `<repo>/.lab-bench`, nodes on 127.0.0.150-199, so it never meets the e2e
- * tests (`.lab-e2e`, 127.0.0.110+) or a developer's lab (`.lab`, 127.0.0.2+). Stack files go under
+ * tests (`.lab-e2e*`, 127.0.0.110+ and 127.0.1.110+) or a developer's lab (`.lab`, 127.0.0.2+). Stack files go under
  * `.lab-bench/stacks/`; runs go through the real Pulumi CLI and engine (test/lab/engine).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";

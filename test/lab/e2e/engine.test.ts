@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "fs";
 import { REPO_ROOT } from "../nodes";
 import { join } from "path";
-import { CRIO, LAB_DIR, LAB_INSTALL, MIXED, kubeadmEvents, labDown, labUp, nodeFile, run, writeStack, E2E_TEST_LIMIT_MS } from "./helpers";
+import { CRIO, LAB_DIR, LAB_INSTALL, MIXED, kubeadmEvents, labDown, labUp, nodeAddress, nodeFile, run, writeStack, E2E_TEST_LIMIT_MS } from "./helpers";
 import { exportStackAsStored } from "../engine/stack";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
@@ -41,7 +41,7 @@ test("pulumi up provisions; preview --expect-no-changes passes; a second up open
   // (join-material, the wave's node-metadata; the workers' own join-token and node-metadata run nothing)
   // and 1 for the members record's node list: 4 + 2*2 + 2*1 + 1. Before join waves, 2 per worker instead
   // of per wave.
-  const at = (i: number) => `127.0.0.${110 + i}:22`;
+  const at = (i: number) => `${nodeAddress(i)}:22`;
   expect(first.sshSessions).toEqual({ [at(0)]: 4 + 2 * 2 + 2 * 1 + 1, [at(1)]: 2, [at(2)]: 2, [at(3)]: 2, [at(4)]: 2 });
   expect(kubeadmEvents().filter((e) => / kubeadm (init|join)$/.test(e)).sort()).toEqual([
     "cp-1 kubeadm init",

@@ -12,8 +12,29 @@ import { pathToFileURL } from "url";
 import { LabRunResult, Mode, RunOptions } from "../engine/run";
 import { pulumiPaths } from "../engine/paths";
 
-/** The e2e tests' own lab folder, apart from a developer's `.lab`. */
-export const LAB_DIR = join(REPO_ROOT, ".lab-e2e");
+/**
+ * Which of Jest's workers runs this test file (`JEST_WORKER_ID`, from 1; 1 when Jest runs in band).
+ * `npm test` runs two workers, so two e2e files may run at once, each on a lab of its own.
+ */
+const WORKER = Number(process.env["JEST_WORKER_ID"] ?? "1");
+if (!Number.isInteger(WORKER) || WORKER < 1 || WORKER > 100) throw new Error(`JEST_WORKER_ID ${process.env["JEST_WORKER_ID"]}: expected a whole number from 1 to 100`);
+
+/**
+ * The e2e tests' own lab folder, apart from a developer's `.lab`: `.lab-e2e` for Jest's first worker,
+ * `.lab-e2e-<n>` for its n-th.
+ */
+export const LAB_DIR = join(REPO_ROOT, WORKER === 1 ? ".lab-e2e" : `.lab-e2e-${WORKER}`);
+
+/**
+ * The address of the e2e lab's `i`-th machine (from 0): `127.0.<worker - 1>.<110 + i>`, so the labs of
+ * two Jest workers never share an address, nor meet the bench's (127.0.0.150-199) or a developer's lab
+ * (127.0.0.2+) beyond the first worker's 110 to 149.
+ * @throws Error past 40 machines.
+ */
+export function nodeAddress(i: number): string {
+  if (!Number.isInteger(i) || i < 0 || i > 39) throw new Error(`e2e lab: machine ${i} is outside 0 to 39`);
+  return `127.0.${WORKER - 1}.${110 + i}`;
+}
 
 /**
  * Jest's limit for one e2e test, in ms: a guard against a hang, not a speed check. A scenario takes 1 to
@@ -52,8 +73,6 @@ export const MIXED: TestNode[] = [
   { name: "worker-2", role: "worker", criSocket: CRIO, runtimes: ["crio"], labels: { "node.example.com/pool": "crio" } },
 ];
 
-const address = (i: number) => `127.0.0.${110 + i}`;
-
 /** Write a stack file for these nodes and settings; returns its path. */
 export function writeStack(name: string, version: string, nodes: TestNode[], extra: Record<string, unknown> = {}): string {
   const dir = join(LAB_DIR, "stacks");
@@ -61,14 +80,14 @@ export function writeStack(name: string, version: string, nodes: TestNode[], ext
   const file = join(dir, `Pulumi.${name}.yaml`);
   const config: Record<string, unknown> = {
     "kubeadm:kubernetesVersion": version,
-    "kubeadm:controlPlaneEndpoint": `${address(0)}:6443`,
+    "kubeadm:controlPlaneEndpoint": `${nodeAddress(0)}:6443`,
     "kubeadm:clusterName": "e2e",
     "kubeadm:kubernetesProvider": false,
     "kubeadm:kubeletSettleSeconds": 0,
     "kubeadm:nodes": nodes.map((n, i) => ({
       name: n.name,
       role: n.role,
-      host: address(n.slot ?? i),
+      host: nodeAddress(n.slot ?? i),
       ...(n.criSocket ? { criSocket: n.criSocket } : {}),
       ...(n.labels ? { labels: n.labels } : {}),
       ...(n.kubeletExtraArgs ? { kubeletExtraArgs: n.kubeletExtraArgs } : {}),

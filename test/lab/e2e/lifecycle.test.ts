@@ -5,7 +5,7 @@
  * removing or moving the node that ran init is refused at preview; removing a worker is announced at
  * preview and done in kubeadm's order (drain, reset, delete the Node).
  */
-import { CONTAINERD, CRIO, LAB_DIR, kubeadmEvents, labDown, labUp, run, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
+import { CONTAINERD, CRIO, LAB_DIR, kubeadmEvents, labDown, labUp, nodeAddress, run, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
 afterAll(labDown);
@@ -162,7 +162,7 @@ test("a worker whose machine is gone: gone: true deletes its Node without SSH to
     "prod-workers_1-join-material:delete:false",
     "prod-workers_1-node-metadata:delete:false",
   ]);
-  expect(Object.keys(forgot.sshSessions)).toEqual(["127.0.0.110:22"]);
+  expect(Object.keys(forgot.sshSessions)).toEqual([`${nodeAddress(0)}:22`]);
   expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "cp-2"]);
   const dropped = await run(stack("prod", nodes.filter((n) => n.name !== "worker-1")));
   ok(dropped);
