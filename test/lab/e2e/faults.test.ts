@@ -51,7 +51,7 @@ test("a worker's sshd killed mid-join: apply fails naming it; after it is back a
   expect(first.ok).toBe(false);
   const failed = first.resources.filter((r) => !r.ok).map((r) => r.name);
   expect(failed).toEqual(["e2e-worker-1-join"]);
-  expect(first.resources.find((r) => r.name === "e2e-worker-1-join")?.error).toMatch(/worker-1|127\.0\.0\.114/);
+  expect(first.resources.find((r) => r.name === "e2e-worker-1-join")?.error).toMatch(/worker-1/);
 
   await startNodeSshd("worker-1", { labDir: LAB_DIR });
   const second = await run(stack);

@@ -55,7 +55,7 @@ export interface TestNode {
   gone?: boolean;
   /** The machine's hostname, when it is not the Node name (lab:nodes.<name>.hostname). */
   hostname?: string;
-  /** Which lab machine (127.0.0.(110 + slot)); default its index in the list, so a node taken out of the middle moves the later ones to other machines. */
+  /** Which lab machine ({@link nodeAddress}(slot)); default its index in the list, so a node taken out of the middle moves the later ones to other machines. */
   slot?: number;
 }
 

@@ -17,7 +17,8 @@ import { STANDIN_COMMANDS, StandinLauncher, renderWrapper, shq } from "./wrapper
 
 export const SSHD = "/usr/sbin/sshd";
 const LISTENER = path.join(__dirname, "listener.cjs");
-const START_TIMEOUT_MS = 15000;
+/** How long a node's listener and sshd may take to start: a guard against a hang, not a speed check (a busy 2-core machine runs two labs at once). */
+const START_TIMEOUT_MS = 120000;
 
 /**
  * Creates the node's folders and files: mounts' sources, version file, wrappers (running the stand-ins

@@ -60,7 +60,8 @@ beforeAll(async () => {
     ].join("\n"),
   );
   sshd = spawn("/usr/sbin/sshd", ["-D", "-e", "-f", path.join(dir, "sshd_config")], { stdio: "ignore" });
-  await waitForPort(HOST, PORT, 5000);
+  // A guard against an sshd that never listens, not a speed check (below Jest's 60 s for a hook).
+  await waitForPort(HOST, PORT, 50000);
 });
 
 afterAll(() => {

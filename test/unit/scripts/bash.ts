@@ -1,15 +1,30 @@
 /** Run a rendered node script for real in bash, with a temporary state dir and optional PATH stubs. */
 import { spawnSync } from "child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, chmodSync } from "fs";
+import { mkdtempSync, mkdirSync, writeFileSync, chmodSync, readFileSync, renameSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { LIBRARY_PATH, LIBRARY_SHA256, LIBRARY_TEXT } from "../../../components/scripts/library";
 import { kubeletScripts } from "../../../components/steps/kubelet";
 
-/** A copy of lib.sh where a test's scripts load it from (the node's copy is installed by its prepare step). */
+/**
+ * A copy of lib.sh where a test's scripts load it from (the node's copy is installed by its prepare step):
+ * `<tmpdir>/pk-lib-<sha256>.sh`, shared by every test file and Jest worker (and any other run on the
+ * machine), so it is written only when missing or different, and then whole: a temporary file renamed
+ * into place, never truncated under a bash that is sourcing it.
+ */
 export function testLibrary(): string {
   const p = join(tmpdir(), `pk-lib-${LIBRARY_SHA256}.sh`);
-  writeFileSync(p, LIBRARY_TEXT);
+  let current: string | undefined;
+  try {
+    current = readFileSync(p, "utf8");
+  } catch {
+    current = undefined;
+  }
+  if (current !== LIBRARY_TEXT) {
+    const tmp = `${p}.${process.pid}.tmp`;
+    writeFileSync(tmp, LIBRARY_TEXT);
+    renameSync(tmp, p);
+  }
   return p;
 }
 
