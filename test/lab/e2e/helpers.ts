@@ -256,6 +256,25 @@ export function storeNodes(): Record<string, { metadata: { labels: Record<string
   return JSON.parse(readFileSync(join(LAB_DIR, "cluster", "store.json"), "utf8")).nodes;
 }
 
+/** The Nodes that are unschedulable, and those that carry this component's cordon mark (`kubeadm.pulumi.com/cordoned`), by name. */
+export function cordonedNodes(): { unschedulable: string[]; marked: string[] } {
+  const nodes = Object.entries(storeNodes());
+  return {
+    unschedulable: nodes.filter(([, n]) => n.spec.unschedulable === true).map(([name]) => name),
+    marked: nodes.filter(([, n]) => n.metadata.annotations["kubeadm.pulumi.com/cordoned"] !== undefined).map(([name]) => name),
+  };
+}
+
+/** Expects the run to have succeeded: `ok`, no error, no failed resource (each named with its error). */
+export function ok(result: E2eRun): void {
+  expect({ ok: result.ok, errors: result.errors, failed: result.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ ok: true, errors: [], failed: [] });
+}
+
+/** Everything a run said: the CLI's output and the engine's diagnostics, one text. */
+export function said(r: E2eRun): string {
+  return [...r.log, ...r.engine.diagnostics].join("\n");
+}
+
 /** Resources of a run whose commands ran, by operation. */
 export function ran(result: E2eRun): string[] {
   return result.resources.filter((r) => r.ran.length > 0).map((r) => `${r.name}:${r.ran.join(",")}`);

@@ -5,7 +5,7 @@
  * removing or moving the node that ran init is refused at preview; removing a worker is announced at
  * preview and done in kubeadm's order (drain, reset, delete the Node).
  */
-import { CONTAINERD, CRIO, LAB_DIR, kubeadmEvents, labDown, labUp, nodeAddress, run, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
+import { CONTAINERD, CRIO, LAB_DIR, kubeadmEvents, labDown, labUp, nodeAddress, ok, run, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
 afterAll(labDown);
@@ -19,9 +19,6 @@ const NODES: TestNode[] = [
 
 const stack = (clusterName: string, nodes: TestNode[] = NODES) => writeStack("lifecycle", "v1.34.2", nodes, { "kubeadm:clusterName": clusterName });
 
-function ok(result: E2eRun): void {
-  expect({ ok: result.ok, errors: result.errors, failed: result.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ ok: true, errors: [], failed: [] });
-}
 
 const resets = () => kubeadmEvents().filter((e) => e.endsWith(" kubeadm reset"));
 const ranNames = (r: E2eRun) => r.resources.filter((x) => x.ran.length > 0).map((x) => x.name);

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync
 import { tmpdir } from "os";
 import { join } from "path";
 import { REPO_ROOT, hostPathOf } from "../nodes";
-import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, criStates, kubeadmEvents, labDown, labUp, run, runCodeFrom, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
+import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, cordonedNodes, criStates, kubeadmEvents, labDown, labUp, ok, run, runCodeFrom, said, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
 afterAll(labDown);
@@ -46,17 +46,9 @@ const BASE: TestNode[] = [
 ];
 const stack = (version: string, nodes: TestNode[] = BASE, extra: Record<string, unknown> = {}) => writeStack("moves", version, nodes, { ...LAB_INSTALLS, ...extra });
 
-function ok(result: E2eRun): void {
-  expect({ ok: result.ok, errors: result.errors, failed: result.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ ok: true, errors: [], failed: [] });
-}
-const said = (r: E2eRun) => [...r.log, ...r.engine.diagnostics].join("\n");
 /** Per node: what its drain step printed in the run ("drained: ..." / "no drain: ..."), or "-" when it did not run. */
 const drains = (r: E2eRun, names: string[]) =>
   Object.fromEntries(names.map((n) => [n, new RegExp(`e2e-${n}-drain[^\\n]*?((?:no drain|drained): [^\\n]*)`).exec(said(r))?.[1] ?? "-"]));
-const cordoned = () => ({
-  unschedulable: Object.entries(storeNodes()).filter(([, n]) => n.spec.unschedulable === true).map(([name]) => name),
-  marked: Object.entries(storeNodes()).filter(([, n]) => n.metadata.annotations["kubeadm.pulumi.com/cordoned"] !== undefined).map(([name]) => name),
-});
 const kubeletVersions = () => Object.fromEntries(Object.entries(storeNodes()).map(([n, v]) => [n, (v as unknown as { status: { nodeInfo: { kubeletVersion: string } } }).status.nodeInfo.kubeletVersion]));
 const nothingRuns = async (file: string) => {
   const again = await run(file);
@@ -100,7 +92,7 @@ test("a finished rollout made by e5e8915, moved to this code: kubeadm-config rea
   expect(said(moved)).toContain("kubeadm-config: already as wanted");
   expect(moved.resources.filter((r) => r.ran.length > 0).map((r) => r.name).filter((n) => /-(upgrade|drain)$/.test(n)).sort()).toEqual(NAMES.flatMap((n) => [`e2e-${n}-drain`, `e2e-${n}-upgrade`]).sort());
   expect(said(moved)).not.toContain("drained:");
-  expect(cordoned()).toEqual({ unschedulable: [], marked: [] });
+  expect(cordonedNodes()).toEqual({ unschedulable: [], marked: [] });
   await nothingRuns(stack("v1.34.2"));
 });
 
@@ -110,7 +102,7 @@ test("a rollout e5e8915 left at a failed kubelet restart, moved to this code: th
   const before = kubeadmEvents().length;
   const failed = await run(stack("v1.34.2"));
   expect(failed.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-2-kubelet"]);
-  expect(cordoned()).toEqual({ unschedulable: ["worker-2"], marked: ["worker-2"] });
+  expect(cordonedNodes()).toEqual({ unschedulable: ["worker-2"], marked: ["worker-2"] });
   const done = await finishedHere(before);
   expect(drains(done, NAMES)).toEqual({
     "cp-1": "no drain: kubelet at v1.34.2, runtime unchanged",
@@ -119,7 +111,7 @@ test("a rollout e5e8915 left at a failed kubelet restart, moved to this code: th
     "worker-2": "drained: kubelet v1.33.2 -> v1.34.2",
   });
   expect(kubeletVersions()).toEqual(ALL_AT("v1.34.2"));
-  expect(cordoned()).toEqual({ unschedulable: [], marked: [] });
+  expect(cordonedNodes()).toEqual({ unschedulable: [], marked: [] });
   await nothingRuns(stack("v1.34.2"));
 });
 
@@ -138,7 +130,7 @@ test("a rollout e5e8915 left at a blocked drain, moved to this code: finishes, e
     w2: { "worker-2": "drained: kubelet v1.33.2 -> v1.34.2" },
   });
   expect(kubeletVersions()).toEqual(ALL_AT("v1.34.2"));
-  expect(cordoned()).toEqual({ unschedulable: [], marked: [] });
+  expect(cordonedNodes()).toEqual({ unschedulable: [], marked: [] });
   await nothingRuns(stack("v1.34.2"));
 
   // containerd -> CRI-O -> containerd -> CRI-O on worker-1: each switch drains.
@@ -149,7 +141,7 @@ test("a rollout e5e8915 left at a blocked drain, moved to this code: finishes, e
     ok(switched);
     expect({ to, d: drains(switched, ["worker-1"]) }).toEqual({ to, d: { "worker-1": `drained: container runtime ${from} -> ${to}` } });
     const cri = criStates(["worker-1"])["worker-1"];
-    expect({ to, uses: cri?.flag ?? cri?.instanceConfig?.match(/"(\S+)"/)?.[1], c: cordoned() }).toEqual({ to, uses: to, c: { unschedulable: [], marked: [] } });
+    expect({ to, uses: cri?.flag ?? cri?.instanceConfig?.match(/"(\S+)"/)?.[1], c: cordonedNodes() }).toEqual({ to, uses: to, c: { unschedulable: [], marked: [] } });
     from = to;
   }
   const last = BASE.map((n) => (n.name === "worker-1" ? { ...n, criSocket: CRIO } : n));
@@ -162,11 +154,11 @@ test("a rollout e5e8915 left at a blocked drain, moved to this code: finishes, e
   ok(replaced);
   expect(new Set(replaced.resources.filter((r) => r.name.endsWith("-drain") && r.ran.length > 0).map((r) => r.name)).size).toBe(urns.length);
   expect(said(replaced)).not.toContain("drained:");
-  expect(cordoned()).toEqual({ unschedulable: [], marked: [] });
+  expect(cordonedNodes()).toEqual({ unschedulable: [], marked: [] });
   const settings = await run(stack("v1.34.2", last, { "kubeadm:drainTimeoutSeconds": 301, "kubeadm:maxUnavailableWorkers": 2 }));
   ok(settings);
   expect(said(settings)).not.toContain("drained:");
-  expect(cordoned()).toEqual({ unschedulable: [], marked: [] });
+  expect(cordonedNodes()).toEqual({ unschedulable: [], marked: [] });
 });
 
 test("renaming the cluster with its old name as an alias after an upgrade: cluster-config (whose script names its read step) reads kubeadm-config anew, not refusing on the read made before kubeadm upgrade apply", async () => {
@@ -178,6 +170,6 @@ test("renaming the cluster with its old name as an alias after an upgrade: clust
   const renamed = await run(at("prod2", "v1.34.2", { "kubeadm:formerClusterNames": ["prod"] }));
   ok(renamed);
   expect([...new Set(renamed.resources.map((r) => r.op))]).toEqual(["update"]);
-  expect(cordoned()).toEqual({ unschedulable: [], marked: [] });
+  expect(cordonedNodes()).toEqual({ unschedulable: [], marked: [] });
   await nothingRuns(at("prod2", "v1.34.2", { "kubeadm:formerClusterNames": ["prod"] }));
 });

@@ -10,7 +10,7 @@
 import { stackOutputRevealed } from "../engine/stack";
 import { writeFileSync } from "fs";
 import { hostPathOf } from "../nodes";
-import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, criStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
+import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, cordonedNodes, criStates, kubeadmEvents, labDown, labUp, nodeFile, ok, run, said, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
 afterAll(labDown);
@@ -27,9 +27,6 @@ const WORKER_3: TestNode = { name: "worker-3", role: "worker", criSocket: CONTAI
 const stack = (version: string, nodes: TestNode[] = BASE, extra: Record<string, unknown> = {}) =>
   writeStack("rollout", version, nodes, { ...LAB_INSTALLS, ...extra });
 
-function ok(result: E2eRun): void {
-  expect({ ok: result.ok, errors: result.errors, failed: result.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ ok: true, errors: [], failed: [] });
-}
 
 const armFault = (node: string, point: string) => writeFileSync(hostPathOf(LAB_DIR, node, "/etc/lab-node/fail-once"), `${point}\n`);
 const installed = (node: string) => ({
@@ -38,7 +35,6 @@ const installed = (node: string) => ({
 });
 const since = (n: number) => kubeadmEvents().slice(n);
 /** What the run's commands logged and the CLI printed. */
-const said = (r: E2eRun) => [...r.log, ...r.engine.diagnostics].join("\n");
 const kubeletVersion = (node: string) => (storeNodes()[node] as unknown as { status: { nodeInfo: { kubeletVersion: string } } }).status.nodeInfo.kubeletVersion;
 
 test("a join that fails after its kubelet-start phase is retried from a clean node: kubeadm reset --cri-socket, then the join", async () => {
@@ -165,10 +161,6 @@ test("a change of the drain settings alone drains nothing: a drain step run agai
   const switched = [...BASE, WORKER_3].map((n) => (n.name === "worker-1" ? { ...n, criSocket: CRIO } : n));
   const off = { "kubeadm:featureGates": { NodeLocalCRISocket: false } };
   // Cordoned, and marked as cordoned by this component: worker-2 only, its operator's cordon (the second test).
-  const cordoned = () => ({
-    unschedulable: Object.entries(storeNodes()).filter(([, n]) => n.spec.unschedulable === true).map(([name]) => name),
-    marked: Object.entries(storeNodes()).filter(([, n]) => n.metadata.annotations["kubeadm.pulumi.com/cordoned"] !== undefined).map(([name]) => name),
-  });
   const drainsRan = (r: E2eRun) => r.resources.filter((x) => x.name.endsWith("-drain") && x.ran.length > 0).map((x) => x.name).sort();
   // maxUnavailableWorkers changes the workers' drain scripts only: no other step of theirs runs after
   // them, so a node drained here would stay cordoned.
@@ -176,14 +168,14 @@ test("a change of the drain settings alone drains nothing: a drain step run agai
   ok(window);
   expect(drainsRan(window)).toEqual(["e2e-worker-1-drain", "e2e-worker-2-drain", "e2e-worker-3-drain"]);
   expect(said(window)).not.toContain("drained:");
-  expect(cordoned()).toEqual({ unschedulable: ["worker-2"], marked: [] });
+  expect(cordonedNodes()).toEqual({ unschedulable: ["worker-2"], marked: [] });
   // drainGracePeriodSeconds changes every node's drain script (and the delete of each node-metadata step but the first control-plane node's).
   const grace = { ...off, "kubeadm:maxUnavailableWorkers": 2, "kubeadm:drainGracePeriodSeconds": 5 };
   const graced = await run(stack("v1.35.0", switched, grace));
   ok(graced);
   expect(drainsRan(graced)).toEqual(["e2e-cp-1-drain", "e2e-cp-2-drain", "e2e-worker-1-drain", "e2e-worker-2-drain", "e2e-worker-3-drain"]);
   expect(said(graced)).not.toContain("drained:");
-  expect(cordoned()).toEqual({ unschedulable: ["worker-2"], marked: [] });
+  expect(cordonedNodes()).toEqual({ unschedulable: ["worker-2"], marked: [] });
   const again = await run(stack("v1.35.0", switched, grace));
   expect(again.resources.filter((r) => r.ran.length > 0).map((r) => r.name)).toEqual([]);
 });

@@ -17,7 +17,7 @@ import { readFileSync, readdirSync, writeFileSync } from "fs";
 import { join } from "path";
 import { exportStackAsStored } from "../engine/stack";
 import { hostPathOf } from "../nodes";
-import { CONTAINERD, LAB_DIR, LAB_INSTALLS, kubeadmEvents, labDown, labUp, run, setLabClock, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
+import { CONTAINERD, LAB_DIR, LAB_INSTALLS, kubeadmEvents, labDown, labUp, ok, run, setLabClock, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
 afterAll(labDown);
@@ -30,9 +30,6 @@ const NODES: TestNode[] = [
 
 const stack = (version: string, nodes: TestNode[] = NODES) => writeStack("waves", version, nodes, { ...LAB_INSTALLS });
 
-function ok(result: E2eRun): void {
-  expect({ ok: result.ok, errors: result.errors, failed: result.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ ok: true, errors: [], failed: [] });
-}
 
 const ranNames = (r: E2eRun) => r.resources.filter((x) => x.ran.length > 0).map((x) => x.name);
 

@@ -266,7 +266,7 @@ export async function apply(args: string[]): Promise<number> {
   });
   process.stdout.write(`[upload-config] Storing the configuration used in ConfigMap "kubeadm-config" in the "kube-system" Namespace\n`);
   await uploadConfigAnnotation(minor, nodeLocalCriSocket(minor, c.gates), reg.node, reg.socket);
-  await upgradeLocalKubelet(installedVersion(), c.gates, reg.node, reg.socket);
+  await upgradeLocalKubelet(v, c.gates, reg.node, reg.socket);
   process.stdout.write(
     `\n[upgrade] SUCCESS! A control plane node of your cluster was upgraded to "${target.text}".\n\n` +
       `[upgrade] Now please proceed with upgrading the rest of the nodes by following the right order.\n`,
@@ -310,7 +310,7 @@ export async function node(args: string[]): Promise<number> {
   } else {
     process.stdout.write(`[upgrade] Skipping phase. Not a control plane node.\n`);
   }
-  await upgradeLocalKubelet(installedVersion(), c.gates, reg.node, reg.socket);
+  await upgradeLocalKubelet(v, c.gates, reg.node, reg.socket);
   process.stdout.write(`[upgrade] The configuration for this node was successfully upgraded!\n[upgrade] Now you should go ahead and upgrade the kubelet package using your package manager.\n`);
   return 0;
 }
