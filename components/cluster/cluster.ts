@@ -284,8 +284,9 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
           : pulumi.Output.isInstance(resolved)
             ? { all: resolved as pulumi.Output<StepScripts>, withDelete: early.delete !== undefined }
             : { create: resolved.create, update: resolved.update ?? resolved.create, ...(early.delete !== undefined ? { delete: resolved.delete as string } : {}) },
-      // idleOnJoin: on a node that joins in this run (its prepare said so) the create runs nothing.
-      ...(kind.idleOnJoin === true ? { createRuns: joined.get(step.node) ?? pulumi.output(true) } : {}),
+      // idleOnJoin: on a node that joins in this run (its prepare said so) the create runs nothing; a
+      // batch's step, when every member does.
+      ...(kind.idleOnJoin === true ? { createRuns: createRuns(step, joined) } : {}),
       connection: src.connection(step.runsOn),
       stdin: stdinSpec?.secret ? pulumi.secret(stdin) : stdin,
       secretOutput: kind.secretOutput === true,
@@ -309,6 +310,15 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     if (joinedFrom !== undefined) joined.set(step.node, made.stdout.apply((o) => joinedFrom(o)));
   }
   return { stdout: out, endpoint: (node) => endpoints.get(node) as string | pulumi.Output<string>, all: [...commands.values()] };
+}
+
+/**
+ * Whether an `idleOnJoin` step's create runs its script: its node had joined before this run (its prepare
+ * report), or, for a batch's step (`members`), any member had. True where no report exists.
+ */
+function createRuns(step: Step, joined: Map<string, pulumi.Output<boolean>>): pulumi.Output<boolean> {
+  if (step.members === undefined) return joined.get(step.node) ?? pulumi.output(true);
+  return pulumi.output(combine(step.members.map((m) => joined.get(m) ?? true), (flags) => flags.some((f) => f === true)));
 }
 
 /** Each Cluster's kubernetes Provider (kept outside the class: a property would be a schema output). */

@@ -24,7 +24,7 @@ function lineWords(line: LineWait | undefined): string[] {
  */
 export function describePlan(cluster: string, steps: Step[]): string[] {
   return steps.map((s, i) => {
-    // A join wave's steps are the cluster's: they name the node they run on too.
+    // A join wave's or rollout batch's steps are the cluster's: they name the node they run on too.
     const where = s.runsOn !== s.node || s.members !== undefined ? `on ${s.runsOn}, ` : "";
     const waits = [...(s.after.length > 0 ? [`after ${s.after.join(", ")}`] : []), ...lineWords(s.line)];
     return `${i + 1}. ${cluster}-${s.id} (${where}${waits.length > 0 ? waits.join("; ") : "no dependency"}): ${s.summary}`;

@@ -15,7 +15,8 @@ import { joinMaterial } from "../steps/joinMaterial";
 import { waveMetadata } from "../steps/waveMetadata";
 import { join } from "../steps/join";
 import { clusterConfig, clusterConfigRead } from "../steps/clusterConfig";
-import { drain } from "../steps/drain";
+import { batchDrain, drain } from "../steps/drain";
+import { batchUncordon } from "../steps/uncordon";
 import { upgrade } from "../steps/upgrade";
 import { kubelet } from "../steps/kubelet";
 import { nodeMetadata, workerNodeMetadata } from "../steps/nodeMetadata";
@@ -65,8 +66,8 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    control-plane node added in the same `up` as a version change joins a control plane already at
  *    the target;
  * 4. workers once the last control-plane node ran its `kubeadm upgrade` and was drained (every API server
- *    at the target; its kubelet and uncordon go on beside the first workers' `kubeadm upgrade node`, and
- *    the first workers in the window drain once its unit is done), in join waves (the workers not gone, in plan order,
+ *    at the target; its kubelet and uncordon go on beside the first batch's `kubeadm upgrade node`, and
+ *    the first batch drains once its unit is done), in join waves (the workers not gone, in plan order,
  *    `maxConcurrentJoins` at a time, ids `workers_<n>`): each wave's `join-material` (ONE bootstrap token
  *    for its members, on the first control-plane node) after its members' own `join-token` (which runs
  *    no command on a worker that joins in this run and then waits for nothing more; on a worker that had
@@ -74,22 +75,26 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    the token's lifetime starts when the wave can start joining, and a failed join stops the run with
  *    at most the next wave's token made), each member's `join` with that material, after the
  *    join of the worker `maxConcurrentJoins` places before it (a sliding window: at most that many joins
- *    at once, and a join starts as soon as that one ends, not when the whole wave before has joined), then their units, at most `maxUnavailableWorkers` cordoned at once: `upgrade`
- *    (kubeadm's files only; it runs while the worker that many places ahead finishes its unit), `drain` (a
- *    new kubelet version or a runtime switch), `kubelet`, `node-metadata` (no command on a
- *    worker that joins in this run); then the wave's `node-metadata` (every member's Node edits in one
- *    session, after the members' own). A change of a wave's members replaces its two steps.
+ *    at once, and a join starts as soon as that one ends, not when the whole wave before has joined);
+ *    and in rollout batches (the same workers, `maxUnavailableWorkers` at a time, ids `batch_<n>`), one
+ *    batch cordoned at a time, as kubeadm's upgrade guide takes workers: each member's `upgrade` (kubeadm's
+ *    files only; it runs while the batch ahead finishes its unit), the batch's `drain` (one session on the
+ *    first control-plane node: the members whose kubelet version or runtime changes, drained side by
+ *    side), each member's `kubelet` and `node-metadata` (no command on a worker that joins in this run, nor
+ *    for a version rollout), the batch's `uncordon` (one session); after a wave's last member's
+ *    `node-metadata`, the wave's `node-metadata` (every member's Node edits in one session). A change of a
+ *    wave's or a batch's members replaces its two steps (none has a delete).
  *
  * "At the target" and the worker window are decided at run time from each node's own `prepare` report
  * (`joined=yes|no`, the step's `line`, resolved by {@link lineAfter}), never from the stack: a node that
  * had joined before this run is at the target once its unit is done and takes its place in the line;
  * a node that had not joins at the target in this run, so its unit rolls nothing out (its `upgrade`,
- * `drain` and `kubelet` run no command, `idleOnJoin`), it is at the target once it
- * joined, and it waits in no line and holds up no node ahead (in the worker window it holds its place
- * until it joined). A new cluster thus joins its workers side by side and runs no unit one after another;
- * an upgrade keeps kubeadm's order and the window. Each step waits on a bounded number of nodes' reports
- * (the node ahead, its own, the `maxUnavailableWorkers`-th worker before it), so the program and the
- * state grow linearly with the nodes.
+ * `drain` and `kubelet` run no command, `idleOnJoin`; a batch's drain and uncordon run none when no member
+ * had joined), it is at the target once it joined, and it waits in no line and holds up no node ahead (in
+ * the worker window its batch holds its place until it joined). A new cluster thus joins its workers side
+ * by side and runs no unit one after another; an upgrade keeps kubeadm's order and the window. Each step
+ * waits on a bounded number of nodes' reports (the node ahead, its own, the first member of its batch), so
+ * the program and the state grow linearly with the nodes (a batch's drain reads its members' reports).
  * A worker whose machine is gone (`gone`) keeps its steps, frozen (nothing runs, retained on delete), and
  * gets `forget` (its Node object deleted from the first control-plane node).
  *
@@ -123,16 +128,15 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     return id;
   };
   /**
-   * A node's rollout unit after `after` (kubeadm's order: kubeadm, drain, kubelet), two sessions on the
-   * node (`upgrade`, `kubelet`) and two on the first control-plane node; returns the id of its last step.
-   * A worker's `window`: its `drain` waits for the unit of the worker ahead in the window (at most `size`
-   * cordoned), its `upgrade` only for that worker's drain (it runs while that unit finishes).
+   * A control-plane node's rollout unit after `after` (kubeadm's order: kubeadm, drain, kubelet), two
+   * sessions on the node (`upgrade`, `kubelet`) and two on the first control-plane node (`drain`,
+   * `node-metadata`, which uncordons); returns the id of its last step. (Workers roll out in batches.)
    */
-  const unit = (node: ValidNode, after: string[], upgradeLine?: LineWait, drainLine?: LineWait): string => {
-    const upgraded = add(node, node.name, upgrade, after, upgradeLine);
+  const unit = (node: ValidNode, after: string[], drainLine?: LineWait): string => {
+    const upgraded = add(node, node.name, upgrade, after);
     const drained = add(node, cp1, drain, [upgraded], drainLine);
     const kubeletDone = add(node, node.name, kubelet, [drained]);
-    return add(node, cp1, node.role === "worker" ? workerNodeMetadata : nodeMetadata, [kubeletDone]);
+    return add(node, cp1, nodeMetadata, [kubeletDone]);
   };
   const lineNode = (node: ValidNode, joining: string): LineNode => ({ node: node.name, unitDone: stepId(node.name, "node-metadata"), joining, drained: stepId(node.name, "drain") });
 
@@ -148,25 +152,23 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   for (const node of cluster.controlPlane.slice(1)) {
     const material = add(node, cp1, joinToken, [configured], { ready: [ahead], readyUntil: "drained" });
     const joined = add(node, node.name, join, [stepId(node.name, "prepare"), material]);
-    unit(node, [joined], undefined, { ready: [ahead] });
+    unit(node, [joined], { ready: [ahead] });
     ahead = lineNode(node, joined);
   }
   const controlPlaneDone = ahead;
   // The workers' join material (so their joins and units, a worker's join waits for its wave's): once the last control-plane node ran its
   // `kubeadm upgrade` and was drained (every API server at the target); its kubelet and uncordon go on
-  // beside the first workers' `kubeadm upgrade node`, whose drains wait for its whole unit.
+  // beside the first batch's `kubeadm upgrade node`, whose drain waits for its whole unit.
   const controlPlaneUpgraded: LineWait = { ready: [controlPlaneDone], readyUntil: "drained" };
-  const inLine: LineNode[] = [];
+  const live = cluster.workers.filter((n) => !n.gone);
   // Join waves: the workers (not gone) in plan order, joinWindow at a time. Each wave's join material
   // (one token) comes after the joins of the wave before; its node metadata after its members' own.
-  const waves: ValidNode[][] = [];
-  cluster.workers.filter((n) => !n.gone).forEach((n, i) => {
-    if (i % joinWindow === 0) waves.push([]);
-    (waves[waves.length - 1] as ValidNode[]).push(n);
-  });
+  const waves = chunks(live, joinWindow);
   const waveOf = new Map(waves.flatMap((members, k) => members.map((n) => [n.name, k] as const)));
-  const joinOrder = waves.flat();
-  const joinPlace = new Map(joinOrder.map((n, i) => [n.name, i] as const));
+  // Rollout batches: the same workers, workerWindow at a time, each drained and uncordoned in one step.
+  const batches = chunks(live, workerWindow);
+  const batchOf = new Map(batches.flatMap((members, b) => members.map((n) => [n.name, b] as const)));
+  const joinPlace = new Map(live.map((n, i) => [n.name, i] as const));
   const materialOf: string[] = [];
   const tokens = new Set<string>();
   const token = (node: ValidNode): string => {
@@ -179,14 +181,21 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     tokens.add(id);
     return id;
   };
-  cluster.workers.forEach((node) => {
-    const k = waveOf.get(node.name);
-    const members = k !== undefined ? (waves[k] as ValidNode[]).map((n) => n.name) : [];
+  /** The batch before `b` as the one ahead in the window (its id as `node`, for words): drained once its drain is done, at the target once its uncordon is. */
+  const batchAhead = (b: number): LineNode | undefined => {
+    const members = batches[b - 1];
+    if (members === undefined) return undefined;
+    const drained = stepId(batchId(b - 1), batchDrain.action);
+    return { node: batchId(b - 1), unitDone: stepId(batchId(b - 1), batchUncordon.action), joining: drained, drained };
+  };
+  /** A worker's steps up to its `upgrade` (its batch's drain follows once every member's is done). */
+  const upToUpgrade = (node: ValidNode, b: number): void => {
+    const k = waveOf.get(node.name) as number;
+    const members = (waves[k] as ValidNode[]).map((n) => n.name);
     // A sliding window of joins: after the join of the worker joinWindow places before it.
-    const place = joinPlace.get(node.name);
-    const ahead = place !== undefined ? joinOrder[place - joinWindow] : undefined;
+    const ahead = live[(joinPlace.get(node.name) as number) - joinWindow];
     const aheadJoined = ahead !== undefined ? [stepId(ahead.name, "join")] : [];
-    if (k !== undefined && members[0] === node.name) {
+    if (members[0] === node.name) {
       // After the members' own join-tokens: one that runs (a node that had joined) claims first, and
       // the wave's pk_claim_once then adds no second claim. And after the join its first member waits
       // for: the token's lifetime starts when the wave can start joining, not hours before; a failed
@@ -195,26 +204,47 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       materialOf[k] = add(first, cp1, joinMaterial, [configured, ...own, ...aheadJoined], controlPlaneUpgraded, { members }, stepId(waveId(k), joinMaterial.action));
     }
     const material = token(node);
-    const waveMaterial = k !== undefined ? materialOf[k] : undefined;
-    const joined = add(
-      node,
-      node.name,
-      join,
-      [stepId(node.name, "prepare"), material, ...(waveMaterial !== undefined ? [waveMaterial] : []), ...aheadJoined],
-      undefined,
-      waveMaterial !== undefined ? { material: waveMaterial } : undefined,
-    );
-    const waitFor = inLine[inLine.length - workerWindow];
-    const window = { node: node.name, firstControlPlane: cp1, size: workerWindow, ...(waitFor !== undefined ? { waitFor } : {}) };
-    // The first workers in the window (none ahead of them) drain once the control plane's last unit is
-    // done: a control-plane node and workers are never cordoned at once.
-    const drainLine: LineWait = { window: { ...window, until: "unitDone" }, ...(waitFor === undefined ? { ready: [controlPlaneDone] } : {}) };
-    unit(node, [joined], { window: { ...window, until: "drained" } }, drainLine);
-    if (k !== undefined && members[members.length - 1] === node.name) {
-      add(first, cp1, waveMetadata, members.map((m) => stepId(m, "node-metadata")), undefined, { members }, stepId(waveId(k), waveMetadata.action));
+    const waveMaterial = materialOf[k] as string;
+    const joined = add(node, node.name, join, [stepId(node.name, "prepare"), material, waveMaterial, ...aheadJoined], undefined, { material: waveMaterial });
+    // kubeadm's files while the batch ahead finishes its unit: at most a batch upgraded ahead of the cordoned one.
+    const waitFor = batchAhead(b);
+    add(node, node.name, upgrade, [joined], waitFor !== undefined ? { window: { node: node.name, firstControlPlane: cp1, size: workerWindow, waitFor, until: "drained" } } : undefined);
+  };
+  /** A batch's drain, its members' kubelet and node metadata (and a join wave's, after its last member's), its uncordon. */
+  const rollBatch = (b: number): void => {
+    const members = batches[b] as ValidNode[];
+    const names = members.map((n) => n.name);
+    const waitFor = batchAhead(b);
+    // The first batch drains once the control plane's last unit is done (a control-plane node and workers
+    // are never cordoned at once); each later one once the batch before is uncordoned.
+    const drainLine: LineWait =
+      waitFor === undefined ? { ready: [controlPlaneDone] } : { window: { node: names[0] as string, firstControlPlane: cp1, size: workerWindow, waitFor, until: "unitDone" } };
+    const drained = add(first, cp1, batchDrain, names.map((m) => stepId(m, upgrade.action)), drainLine, { members: names }, stepId(batchId(b), batchDrain.action));
+    const done = members.map((node) => {
+      const kubeletDone = add(node, node.name, kubelet, [drained]);
+      const metadata = add(node, cp1, workerNodeMetadata, [kubeletDone]);
+      const wave = waves[waveOf.get(node.name) as number] as ValidNode[];
+      if (wave[wave.length - 1] === node) {
+        const k = waveOf.get(node.name) as number;
+        add(first, cp1, waveMetadata, wave.map((m) => stepId(m.name, "node-metadata")), undefined, { members: wave.map((m) => m.name) }, stepId(waveId(k), waveMetadata.action));
+      }
+      return metadata;
+    });
+    add(first, cp1, batchUncordon, done, undefined, { members: names }, stepId(batchId(b), batchUncordon.action));
+  };
+  cluster.workers.forEach((node) => {
+    if (node.gone) {
+      // Its steps keep their place (and resources), frozen; `forget` deletes its Node object.
+      token(node);
+      for (const kind of [join, upgrade, kubelet]) add(node, node.name, kind, []);
+      add(node, cp1, workerNodeMetadata, []);
+      add(node, cp1, forget, [configured], { ready: [controlPlaneDone] });
+      return;
     }
-    if (node.gone) add(node, cp1, forget, [configured], { ready: [controlPlaneDone] });
-    else inLine.push(lineNode(node, joined));
+    const b = batchOf.get(node.name) as number;
+    upToUpgrade(node, b);
+    const members = batches[b] as ValidNode[];
+    if (members[members.length - 1] === node) rollBatch(b);
   });
   return steps;
 }
@@ -225,6 +255,24 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
  */
 export function waveId(k: number): string {
   return `workers_${k + 1}`;
+}
+
+/**
+ * The id of the `b`-th rollout batch of workers (from 0), `batch_<b+1>`: the prefix of its `drain` and
+ * `uncordon` steps' ids (the `_` keeps it apart from every node name).
+ */
+export function batchId(b: number): string {
+  return `batch_${b + 1}`;
+}
+
+/** `items` in runs of `size`, in order (the last one may be shorter). */
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  items.forEach((item, i) => {
+    if (i % size === 0) out.push([]);
+    (out[out.length - 1] as T[]).push(item);
+  });
+  return out;
 }
 
 /**

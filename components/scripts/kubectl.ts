@@ -2,7 +2,6 @@
  * kubectl as the node scripts run it on the first control-plane node: with the admin kubeconfig
  * kubeadm wrote there (DESIGN.md: cluster-side edits run there, in step order).
  */
-import { shellQuote } from "./quote";
 
 /** `kubectl` with kubeadm's admin kubeconfig. */
 export const KUBECTL = "kubectl --kubeconfig /etc/kubernetes/admin.conf";
@@ -10,8 +9,10 @@ export const KUBECTL = "kubectl --kubeconfig /etc/kubernetes/admin.conf";
 /**
  * The `kubectl drain` command for a node (it cordons first): DaemonSet pods ignored, emptyDir data
  * deleted, `--timeout` in seconds, `--grace-period` when given (else each pod's own).
+ * @param node the node as ONE shell word: a shellQuote'd name, or a quoted variable (`"$m"`).
+ * @param kubectl the command that runs kubectl (default {@link KUBECTL}; a script's own function for it).
  */
-export function drainCommand(node: string, timeoutSeconds: number, gracePeriodSeconds?: number): string {
+export function drainCommand(node: string, timeoutSeconds: number, gracePeriodSeconds?: number, kubectl = KUBECTL): string {
   const grace = gracePeriodSeconds !== undefined ? ` --grace-period=${gracePeriodSeconds}` : "";
-  return `${KUBECTL} drain ${shellQuote(node)} --ignore-daemonsets --delete-emptydir-data --timeout=${timeoutSeconds}s${grace}`;
+  return `${kubectl} drain ${node} --ignore-daemonsets --delete-emptydir-data --timeout=${timeoutSeconds}s${grace}`;
 }

@@ -1,12 +1,14 @@
 /**
- * Step kind `drain`, on the first control-plane node for each node, in the rollout line after the
- * node's `upgrade` step (kubeadm's documented order: kubeadm, `kubeadm upgrade`, drain, kubelet): cordon
- * and drain the node when its kubelet is about to change: a node whose kubelet is not at the target
+ * Step kind `drain`, on the first control-plane node, in the rollout line after the `upgrade` step of
+ * the node(s) it drains (kubeadm's documented order: kubeadm, `kubeadm upgrade`, drain, kubelet): cordon
+ * and drain a node when its kubelet is about to change: a node whose kubelet is not at the target
  * version (kubeadm's upgrade guide drains control-plane nodes too: they may run CoreDNS or, with
- * `taints: []`, any workload), or whose container runtime is switched (its CRI endpoint changes). Decided from what
- * the node itself reported in its `upgrade` step, not from the stack. The node is marked as cordoned by
- * this component (annotation `kubeadm.pulumi.com/cordoned`), so that `node-metadata` uncordons only a
- * node this component cordoned, never one an operator cordoned.
+ * `taints: []`, any workload), or whose container runtime is switched (its CRI endpoint changes). Decided
+ * from what the node itself reported in its `upgrade` step, not from the stack. One step per
+ * control-plane node (`drain`), one per rollout batch of workers (`batchDrain`: `maxUnavailableWorkers`
+ * of them, drained side by side). The node is marked as cordoned by this component (annotation
+ * `kubeadm.pulumi.com/cordoned`), so that the uncordon steps (`node-metadata`, a batch's `uncordon`)
+ * uncordon only a node this component cordoned, never one an operator cordoned.
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
@@ -14,92 +16,118 @@ import { KUBECTL, drainCommand } from "../scripts/kubectl";
 import { parseFileSnapshot } from "../scripts/files";
 import { KUBELET_FILES, type FileState } from "../kubeadm/nodeFiles";
 import type { StepScripts } from "../scripts/types";
-import type { StepKind } from "./kind";
+import type { StepContext, StepKind } from "./kind";
 import { stepId } from "./ids";
+import { membersWords } from "./words";
 
 /** The annotation that says this component cordoned the Node (its value: why). */
 export const CORDONED_ANNOTATION = "kubeadm.pulumi.com/cordoned";
 
-/** What the drain step needs. */
+/** What a drain step needs. */
 export interface DrainInput {
-  node: string;
+  /** The node whose SSH connection runs it (the first control-plane node): its name heads the messages of a batch. */
+  runsOn: string;
+  /** The nodes it drains when their verdict says so: one control-plane node, or a rollout batch of workers, in order. */
+  members: string[];
   timeoutSeconds: number;
   /** kubectl drain --grace-period; undefined = each pod's own. */
   gracePeriodSeconds?: number;
   /**
-   * A worker: `maxUnavailableWorkers`, the window enforced in the cluster too (the plan's line enforces
+   * Workers: `maxUnavailableWorkers`, the window enforced in the cluster too (the plan's batches enforce
    * it in the graph): at most this many Nodes cordoned by this component at once. Undefined: no check.
    */
   maxUnavailable?: number;
 }
 
 /**
- * Reads one line on stdin, `drain <report> <reason>` or `keep <report> <reason>` (`drainVerdict`; `<report>`
- * the id of the upgrade step's run the verdict comes from, `-` when unknown). On `drain` for a report
- * this step drained the node for already (its id in `$PK_STATE_DIR/drained/<node>` on the first
- * control-plane node, written after each drain), on a node that carries no cordon mark of this component
- * (its unit uncordoned it since): nothing, the report is rolled out (the step runs again on it when only
- * its own inputs changed: a drain setting, `--replace`; draining then would evict the node's pods for
- * nothing, and no later step would uncordon it). Else on `drain`: mark the
- * Node (`kubeadm.pulumi.com/cordoned=<reason>`) unless it is already unschedulable (an operator's
- * cordon: drained, but left to the operator), then `kubectl drain` (which cordons first). A failed
- * drain (a PodDisruptionBudget, the timeout) fails the step naming the node and kubectl's reason; the
- * node stays cordoned and the rollout stops there.
- * With `maxUnavailable` (a worker), the window holds in the cluster whatever the graph did: under a lock
- * on the first control-plane node (every drain runs there), the step waits while that many other Nodes
- * carry this component's cordon mark, and fails after `timeoutSeconds`, naming them and changing nothing.
+ * Reads one line per member on stdin, in member order, `drain <report> <reason>` or `keep <report> <reason>`
+ * (`drainVerdict`; `<report>` the id of the member's upgrade step's run the verdict comes from, `-` when
+ * unknown). A member is drained unless its verdict is `keep`, or it was drained for that report already
+ * (its id in `$PK_STATE_DIR/drained/<node>` on the first control-plane node, written after each drain)
+ * and carries no cordon mark of this component (its unit uncordoned it since): the report is rolled out
+ * (the step runs again on it when only its own inputs changed: a drain setting, `--replace`, a batch's
+ * new members; draining then would evict the node's pods for nothing, and no later step would uncordon
+ * it). Each member to drain is marked (`kubeadm.pulumi.com/cordoned=<reason>`) unless it is already
+ * unschedulable (an operator's cordon: drained, but left to the operator); then every one is drained at
+ * the same time (`kubectl drain`, which cordons first). A failed drain (a PodDisruptionBudget, the
+ * timeout) fails the step naming the node and kubectl's reason, once every drain ended; the members stay
+ * cordoned and the rollout stops there.
+ * With `maxUnavailable` (workers), the window holds in the cluster whatever the graph did: under a lock on
+ * the first control-plane node (every drain runs there), the step waits while the Nodes other than its
+ * members that carry this component's cordon mark, plus the members it drains, exceed that many, and fails
+ * after `timeoutSeconds`, naming them and changing nothing.
+ * Stdout: one line per member, `<node>: drained: <reason>` or `<node>: no drain: <reason>`.
  */
 export function drainScripts(input: DrainInput): StepScripts {
-  const node = shellQuote(input.node);
   const annotation = `{.metadata.annotations.${CORDONED_ANNOTATION.replace(/\./g, "\\.")}}`;
-  const create = renderScript(input.node, [
-    `IFS=' ' read -r verdict report reason || true`,
-    `if [ "$verdict" != drain ]; then echo "no drain: $reason"; exit 0; fi`,
-    `record="$PK_STATE_DIR/drained/"${node}`,
-    `if [ "$report" != - ] && [ -f "$record" ] && [ "$(cat "$record")" = "$report" ]; then`,
-    `  mark=$(${KUBECTL} get node ${node} -o jsonpath=${shellQuote(annotation)}) || pk_fail "cannot read the Node"`,
-    `  if [ -z "$mark" ]; then echo "no drain: drained for this upgrade report already, and uncordoned since ($reason)"; exit 0; fi`,
+  const window = input.maxUnavailable !== undefined;
+  const create = renderScript(membersWords(input.members), [
+    `kc() { ${KUBECTL} "$@"; }`,
+    `mark=${shellQuote(annotation)}`,
+    `members=(${input.members.map(shellQuote).join(" ")})`,
+    `todo=()`,
+    `declare -A reportOf=() reasonOf=()`,
+    `for m in "\${members[@]}"; do`,
+    `  IFS=' ' read -r verdict report reason || true`,
+    `  if [ "$verdict" != drain ]; then echo "$m: no drain: $reason"; continue; fi`,
+    `  record="$PK_STATE_DIR/drained/$m"`,
+    `  if [ "$report" != - ] && [ -f "$record" ] && [ "$(cat "$record")" = "$report" ]; then`,
+    `    ours=$(kc get node "$m" -o jsonpath="$mark") || { PK_NODE=$m; pk_fail "cannot read the Node"; }`,
+    `    if [ -z "$ours" ]; then echo "$m: no drain: drained for this upgrade already, uncordoned since ($reason)"; continue; fi`,
+    `  fi`,
+    `  todo+=("$m"); reportOf[$m]=$report; reasonOf[$m]=$reason`,
+    `done`,
+    `[ \${#todo[@]} -gt 0 ] || exit 0`,
+    `mkdir -p "$PK_STATE_DIR/drained" && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/drained"`,
+    ...(window ? windowLines(input.maxUnavailable as number, input.timeoutSeconds) : []),
+    `for m in "\${todo[@]}"; do`,
+    `  seen=$(kc get node "$m" -o jsonpath="{.spec.unschedulable}|$mark") || { PK_NODE=$m; pk_fail "cannot read the Node"; }`,
+    `  IFS='|' read -r unschedulable ours <<<"$seen" || true`,
+    `  if [ "$unschedulable" != true ] || [ -n "$ours" ]; then`,
+    `    kc annotate --overwrite node "$m" ${shellQuote(`${CORDONED_ANNOTATION}=`)}"\${reasonOf[$m]}" >&2`,
+    `  else`,
+    `    printf 'pulumi-kubeadm: node %s: cordoned by someone else; drained, and left cordoned\\n' "$m" >&2`,
+    `  fi`,
+    `done`,
+    ...(window ? [`flock -u 9`] : []),
+    `out=$(mktemp -d); trap 'rm -rf "$out"' EXIT`,
+    `for m in "\${todo[@]}"; do`,
+    `  { ${drainCommand('"$m"', input.timeoutSeconds, input.gracePeriodSeconds, "kc")} >"$out/$m.log" 2>&1; echo $? >"$out/$m.rc"; } &`,
+    `done`,
+    `wait`,
+    `failed=()`,
+    `for m in "\${todo[@]}"; do`,
+    `  cat "$out/$m.log" >&2`,
+    `  if [ "$(cat "$out/$m.rc")" != 0 ]; then failed+=("$m"); continue; fi`,
+    `  record="$PK_STATE_DIR/drained/$m"`,
+    `  if [ "\${reportOf[$m]}" != - ]; then printf '%s\\n' "\${reportOf[$m]}" >"$record.tmp" && mv -f "$record.tmp" "$record"; fi`,
+    `  echo "$m: drained: \${reasonOf[$m]}"`,
+    `done`,
+    `if [ \${#failed[@]} -gt 0 ]; then`,
+    `  also=""; [ \${#failed[@]} -eq 1 ] || also="; the drains of \${failed[*]:1} failed too"`,
+    `  PK_NODE=\${failed[0]}`,
+    `  pk_fail "drain failed, the node stays cordoned and the rollout stops here: $(tail -n 1 "$out/\${failed[0]}.log")$also"`,
     `fi`,
-    ...(input.maxUnavailable !== undefined ? windowLines(input.node, input.maxUnavailable, input.timeoutSeconds, annotation) : []),
-    `seen=$(${KUBECTL} get node ${node} -o jsonpath=${shellQuote(`{.spec.unschedulable}|${annotation}`)}) || pk_fail "cannot read the Node"`,
-    `IFS='|' read -r unschedulable ours <<<"$seen" || true`,
-    `if [ "$unschedulable" != true ] || [ -n "$ours" ]; then`,
-    `  ${KUBECTL} annotate --overwrite node ${node} ${shellQuote(`${CORDONED_ANNOTATION}=`)}"$reason" >&2`,
-    `else`,
-    `  printf 'pulumi-kubeadm: node %s: cordoned by someone else; drained, and left cordoned\\n' "$PK_NODE" >&2`,
-    `fi`,
-    ...(input.maxUnavailable !== undefined ? [`flock -u 9`] : []),
-    `err=$(mktemp); trap 'rm -f "$err"' EXIT`,
-    `if ! ${drainCommand(input.node, input.timeoutSeconds, input.gracePeriodSeconds)} >&2 2>"$err"; then`,
-    `  cat "$err" >&2`,
-    `  pk_fail "drain failed, the node stays cordoned and the rollout stops here: $(tail -n 1 "$err")"`,
-    `fi`,
-    `if [ "$report" != - ]; then`,
-    `  mkdir -p "\${record%/*}" && chmod 0700 "$PK_STATE_DIR" "\${record%/*}"`,
-    `  printf '%s\\n' "$report" >"$record.tmp" && mv -f "$record.tmp" "$record"`,
-    `fi`,
-    `echo "drained: $reason"`,
   ]);
   return { create, update: create };
 }
 
 /**
- * The worker window in the cluster: take the drain lock (fd 9, released once this node carries its mark),
- * then wait while `size` other Nodes carry this component's cordon mark (a unit between its drain and its
- * uncordon), at most `timeoutSeconds`.
+ * The worker window in the cluster: take the drain lock (fd 9, released once the members to drain carry
+ * their marks; `kc` and `$mark` as the step's script defines them), then wait while the Nodes other than the members that carry this component's cordon mark
+ * (workers between their drain and their uncordon), plus the `${#todo[@]}` members to drain, exceed
+ * `size`, at most `timeoutSeconds`.
  */
-function windowLines(node: string, size: number, timeoutSeconds: number, annotation: string): string[] {
-  const marks = shellQuote(`{range .items[*]}{.metadata.name}|${annotation}{"\\n"}{end}`);
+function windowLines(size: number, timeoutSeconds: number): string[] {
   return [
-    `mkdir -p "$PK_STATE_DIR" && chmod 0700 "$PK_STATE_DIR"`,
     `exec 9>"$PK_STATE_DIR/drain.lock"`,
     `flock 9`,
     `waited=0`,
     `while :; do`,
-    `  marks=$(${KUBECTL} get nodes -o jsonpath=${marks}) || pk_fail "cannot list the Nodes"`,
-    `  busy=$(awk -F'|' -v me=${shellQuote(node)} '$1 != me && $2 != "" { printf "%s ", $1 }' <<<"$marks")`,
-    `  [ "$(wc -w <<<"$busy")" -ge ${size} ] || break`,
-    `  [ "$waited" -lt ${timeoutSeconds} ] || pk_fail "maxUnavailableWorkers (${size}) reached: \${busy% } still cordoned by this component; nothing was changed on this node"`,
+    `  marks=$(kc get nodes -o jsonpath="{range .items[*]}{.metadata.name}|$mark{\\"\\\\n\\"}{end}") || pk_fail "cannot list the Nodes"`,
+    `  busy=$(awk -F'|' -v mine=" \${members[*]} " '$2 != "" && index(mine, " " $1 " ") == 0 { printf "%s ", $1 }' <<<"$marks")`,
+    `  [ $(( $(wc -w <<<"$busy") + \${#todo[@]} )) -gt ${size} ] || break`,
+    `  [ "$waited" -lt ${timeoutSeconds} ] || pk_fail "maxUnavailableWorkers (${size}) reached: \${busy% } still cordoned by this component; nothing was changed on \${todo[*]}"`,
     `  flock -u 9; sleep 2; waited=$((waited + 2)); flock 9`,
     `done`,
   ];
@@ -153,21 +181,43 @@ export function drainVerdict(upgradeStdout: string, target: string, endpoint: st
   }
 }
 
-/** `drain`: cordon and drain a node whose kubelet is about to change. */
+/** The drain settings of the cluster, as the scripts take them. */
+function drainSettings(settings: StepContext["settings"]): Pick<DrainInput, "timeoutSeconds" | "gracePeriodSeconds"> {
+  return { timeoutSeconds: settings.drainTimeoutSeconds, gracePeriodSeconds: settings.drainGracePeriodSeconds };
+}
+
+/** `drain` of a control-plane node: cordon and drain it when its kubelet is about to change. */
 export const drain: StepKind = {
   action: "drain",
   summary: ({ cluster }) =>
     `cordon and drain if its kubelet is not at ${cluster.version.text} or its container runtime is switched (a new criSocket) (a failed drain stops the rollout here, the node stays cordoned)`,
-  scripts: ({ node, settings }) =>
-    drainScripts({
-      node: node.name,
-      timeoutSeconds: settings.drainTimeoutSeconds,
-      gracePeriodSeconds: settings.drainGracePeriodSeconds,
-      ...(node.role === "worker" ? { maxUnavailable: settings.maxUnavailableWorkers } : {}),
-    }),
+  scripts: ({ node, step, settings }) => drainScripts({ runsOn: step.runsOn, members: [node.name], ...drainSettings(settings) }),
   stdin: {
     reads: ({ node }) => [stepId(node.name, "upgrade")],
     render: ({ cluster, node }, v) => drainVerdict(v.stdout(stepId(node.name, "upgrade")), cluster.version.text, v.endpoint),
   },
   idleOnJoin: true,
+};
+
+/**
+ * `drain` of a rollout batch of workers (step id `<batch>-drain`, `batch_<k>`: `maxUnavailableWorkers`
+ * workers in plan order), in ONE session on the first control-plane node: each member whose kubelet is
+ * about to change, cordoned and drained at the same time, as kubeadm's upgrade guide drains a worker,
+ * once every member ran its `kubeadm upgrade node`. Its create runs no command when no member had joined
+ * before this run (`idleOnJoin`: nothing is rolled out). No delete; its `triggers` are its members: a
+ * change of them replaces it, and the new step drains nothing already drained for the same upgrade report.
+ */
+export const batchDrain: StepKind = {
+  action: "drain",
+  summary: ({ cluster, members }) =>
+    `for ${membersWords(members ?? [])}, in one session, side by side: cordon and drain each whose kubelet is not at ${cluster.version.text} or whose container runtime is switched (a new criSocket); at most maxUnavailableWorkers Nodes cordoned by this component at once, checked in the cluster too (a failed drain stops the rollout here, the batch stays cordoned)`,
+  scripts: ({ step, settings }) =>
+    drainScripts({ runsOn: step.runsOn, members: step.members ?? [], maxUnavailable: settings.maxUnavailableWorkers, ...drainSettings(settings) }),
+  stdin: {
+    reads: ({ step }) => (step.members ?? []).map((m) => stepId(m, "upgrade")),
+    endpointsOf: ({ step }) => step.members ?? [],
+    render: ({ cluster, step }, v) => (step.members ?? []).map((m) => drainVerdict(v.stdout(stepId(m, "upgrade")), cluster.version.text, v.endpointOf(m))).join(""),
+  },
+  idleOnJoin: true,
+  triggers: (ctx) => ctx.step.members ?? [],
 };

@@ -19,6 +19,7 @@ import type { StepContext, StepKind } from "./kind";
 import { joinMaterialLines } from "./joinToken";
 import { claimCall } from "../scripts/claim";
 import { stepId } from "./ids";
+import { membersWords } from "./words";
 
 /** One ownership claim a wave step writes for a member's own step (`pk_claim_once`). */
 export interface MemberClaim {
@@ -52,11 +53,6 @@ export function memberClaims(ctx: StepContext, action: string): MemberClaim[] {
  */
 export function joinMaterialScripts(runsOn: string, tokenTtl: string, claims: MemberClaim[]): StepScripts {
   return { create: renderScript(runsOn, [...joinMaterialLines(tokenTtl, false), ...claims.map(memberClaimLine)]) };
-}
-
-/** The members of a wave step in words: `w1, w2 and w3`. */
-export function membersWords(members: string[]): string {
-  return members.length <= 1 ? (members[0] ?? "") : `${members.slice(0, -1).join(", ")} and ${members[members.length - 1]}`;
 }
 
 /** `join-material`: one bootstrap token for a join wave of workers, made on the first control-plane node. */

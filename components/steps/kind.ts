@@ -24,8 +24,8 @@ export interface Step {
    */
   node: string;
   /**
-   * A join wave's step: the workers of the wave, in plan order (its `triggers`: a change of them
-   * replaces the step). Unset for a node's step.
+   * A join wave's or rollout batch's step: the workers of the wave or batch, in plan order (its
+   * `triggers`: a change of them replaces the step). Unset for a node's step.
    */
   members?: string[];
   /**
@@ -56,6 +56,7 @@ export interface Step {
 
 /** A node ahead in the rollout line, and the steps after which it is at the target in the cluster. */
 export interface LineNode {
+  /** The node; for a rollout batch ahead in the worker window (only there), the batch's id. */
   node: string;
   /** Its rollout unit's last step: what to wait for when the node had joined before this run. */
   unitDone: string;
@@ -64,7 +65,7 @@ export interface LineNode {
    * out): its `join`; for the first control-plane node, `cluster-config` after `init`.
    */
   joining: string;
-  /** Its `drain` step: once done, the node is cordoned and drained (a worker's window lets the next `upgrade` start). */
+  /** Its `drain` step (a batch's): once done, the node is cordoned and drained (a worker's window lets the next batch's `upgrade` start). */
   drained: string;
 }
 
@@ -91,18 +92,18 @@ export interface LineWait {
    */
   ifJoined?: string;
   /**
-   * The worker window, a sliding window of `size` places over every worker in line order, the ones
-   * joining in this run included (their units run no command but keep their place). When this step's
-   * node (`node`) or the first control-plane node (`firstControlPlane`) had joined before this run (the
-   * cluster existed, so this run may roll something out), wait for `waitFor`, the `size`-th nearest
-   * earlier worker (none for the first `size` workers), up to the stage `until`:
-   * - on a worker's `drain`, `unitDone`: at most `size` workers between their drain and their uncordon
-   *   (cordoned) at once, as `maxUnavailableWorkers` says;
-   * - on a worker's `upgrade` (the kubeadm package and `kubeadm upgrade node`: files only, the kubelet
-   *   keeps running its old binary until its `kubelet` step), `drained`: it runs while the worker ahead of
-   *   it in the window finishes its unit, so the drain that follows does not wait for it; at most `size`
-   *   workers are upgraded ahead of the cordoned ones (a failure stops the rollout with at most that many
-   *   workers whose kubelet waits for its step).
+   * The worker window: the rollout batches (`size` workers each, in line order, the ones joining in this
+   * run included: their steps run no command but keep their place), one batch cordoned at a time. When
+   * this step's node (`node`: a worker, or a batch's first member) or the first control-plane node
+   * (`firstControlPlane`) had joined before this run (the cluster existed, so this run may roll something
+   * out), wait for `waitFor`, the batch ahead (none for the first batch), up to the stage `until`:
+   * - on a batch's `drain`, `unitDone` (the batch ahead's `uncordon`): at most `size` workers between
+   *   their drain and their uncordon (cordoned) at once, as `maxUnavailableWorkers` says;
+   * - on a member's `upgrade` (the kubeadm package and `kubeadm upgrade node`: files only, the kubelet
+   *   keeps running its old binary until its `kubelet` step), `drained` (the batch ahead's `drain`): it
+   *   runs while the batch ahead finishes its unit, so the drain that follows does not wait for it; at
+   *   most one batch is upgraded ahead of the cordoned one (a failure stops the rollout with at most that
+   *   many workers whose kubelet waits for its step).
    * In a new cluster no worker waits in a window (nothing is rolled out). Two nodes' reports, whatever the
    * cluster's size: the program's Outputs and the state's dependencies grow linearly with the nodes
    * (waiting on the reports of every earlier worker made both quadratic: 1000 nodes ran out of memory).
@@ -225,8 +226,8 @@ export interface StepKind {
   shows?: readonly ShownValue[];
   /**
    * A rollout step with nothing to do on a node that joins at the target in this run: on a node whose
-   * `prepare` reported `joined=no`, its create runs no command (no SSH session); its update, in a later
-   * rollout, runs the script.
+   * `prepare` reported `joined=no` (a batch's step: every member's did), its create runs no command (no
+   * SSH session); its update, in a later rollout, runs the script.
    */
   idleOnJoin?: boolean;
   /**

@@ -8,7 +8,7 @@ import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
 import { KUBECTL, drainCommand } from "../scripts/kubectl";
 import type { StepScripts } from "../scripts/types";
-import type { StepKind } from "./kind";
+import type { StepContext, StepKind } from "./kind";
 import { CORDONED_ANNOTATION } from "./drain";
 import { stillWantedLines } from "../scripts/members";
 import { claimCall } from "../scripts/claim";
@@ -26,8 +26,11 @@ export interface NodeMetadataInput {
   labels: Record<string, string>;
   /** true: remove the annotation; false: set it to the endpoint read from stdin (one line). */
   nodeLocalCriSocket: boolean;
-  /** The target version: part of the text so the step runs again (and uncordons) after every rollout. */
-  version: string;
+  /**
+   * The target version: part of the text so the step runs again (and uncordons) after every rollout (a
+   * control-plane node). Undefined for a worker: its rollout batch's `uncordon` step does that.
+   */
+  version?: string;
   /** kubectl drain timeout for the delete, in seconds. */
   drainTimeoutSeconds: number;
   /** kubectl drain --grace-period for the delete, seconds; undefined = each pod's own. */
@@ -65,7 +68,7 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
     claimCall("pk_release", input.scope, input.owner) + " || exit 0",
     ...stillWantedLines(input.node, input.scope, input.owner),
     `if ${KUBECTL} get node ${node} >/dev/null 2>&1; then`,
-    `  ${drainCommand(input.node, input.drainTimeoutSeconds, input.drainGracePeriodSeconds)} >&2 || pk_fail "drain failed; the node stays cordoned"`,
+    `  ${drainCommand(node, input.drainTimeoutSeconds, input.drainGracePeriodSeconds)} >&2 || pk_fail "drain failed; the node stays cordoned"`,
     `fi`,
   ]);
   return {
@@ -132,6 +135,22 @@ export function nodeMetadataLines(input: NodeMetadataEdits): string[] {
   ];
 }
 
+/** The node-metadata scripts of a step's node; `withVersion`: the target version in the text (a control-plane node). */
+function scriptsOf({ cluster, node, settings, step, owner, formerOwners }: StepContext, withVersion: boolean): StepScripts {
+  return nodeMetadataScripts({
+    formerOwners,
+    drainOnDelete: node.name !== cluster.controlPlane[0]?.name,
+    scope: step.id,
+    owner,
+    node: node.name,
+    labels: node.labels,
+    nodeLocalCriSocket: cluster.nodeLocalCriSocket,
+    ...(withVersion ? { version: cluster.version.text } : {}),
+    drainTimeoutSeconds: settings.drainTimeoutSeconds,
+    drainGracePeriodSeconds: settings.drainGracePeriodSeconds,
+  });
+}
+
 /** `node-metadata`: uncordon (what this component cordoned), labels, the cri-socket annotation. */
 export const nodeMetadata: StepKind = {
   action: "node-metadata",
@@ -140,29 +159,22 @@ export const nodeMetadata: StepKind = {
     const labels = Object.keys(node.labels).length;
     return `uncordon if this component cordoned it; ${labels > 0 ? `set ${labels} label(s); ` : ""}${cluster.nodeLocalCriSocket ? "remove" : "set"} the kubeadm.alpha.kubernetes.io/cri-socket annotation`;
   },
-  scripts: ({ cluster, node, settings, step, owner, formerOwners }) =>
-    nodeMetadataScripts({
-      formerOwners,
-      drainOnDelete: node.name !== cluster.controlPlane[0]?.name,
-      scope: step.id,
-      owner,
-      node: node.name,
-      labels: node.labels,
-      nodeLocalCriSocket: cluster.nodeLocalCriSocket,
-      version: cluster.version.text,
-      drainTimeoutSeconds: settings.drainTimeoutSeconds,
-      drainGracePeriodSeconds: settings.drainGracePeriodSeconds,
-    }),
+  scripts: (ctx) => scriptsOf(ctx, true),
   stdin: { render: (_ctx, v) => `${v.endpoint}\n` },
 };
 
 /**
  * `node-metadata` of a worker: as `nodeMetadata`, but its create runs no command on a worker that joins
  * in this run (`idleOnJoin`): its join wave's `node-metadata` step does the edits and writes this step's
- * claim, after it. Its update (a label, gate or version change) runs the script as for any node.
+ * claim, after it. Its text holds no version: a version rollout does not run it (its rollout batch's
+ * `uncordon` step uncordons the worker). Its update (a label, gate or endpoint change) runs the script as
+ * for any node.
  */
 export const workerNodeMetadata: StepKind = {
   ...nodeMetadata,
-  summary: (w) => `${nodeMetadata.summary(w)}; on a node that joins in this run nothing runs here (its join wave's node-metadata does it)`,
+  shows: ["criSocket", "NodeLocalCRISocket"],
+  summary: (w) =>
+    `${nodeMetadata.summary(w)}; on a node that joins in this run nothing runs here (its join wave's node-metadata does it); a version rollout does not run it (its rollout batch's uncordon does)`,
+  scripts: (ctx) => scriptsOf(ctx, false),
   idleOnJoin: true,
 };

@@ -4,10 +4,11 @@
  * shows a changed value there as one changed line; the scripts are hidden from the diff.
  */
 import type { ShownValue, StepContext } from "./kind";
+import { groupWords } from "./ids";
 
 /** The title and values of a step. */
 export interface StepValues {
-  /** `pulumi-kubeadm step upgrade on node w-1`; a join wave's step: `pulumi-kubeadm step join-material of join wave workers_1 on node cp-1`. */
+  /** `pulumi-kubeadm step upgrade on node w-1`; a join wave's step: `pulumi-kubeadm step join-material of join wave workers_1 on node cp-1`, a rollout batch's `... drain of rollout batch batch_1 ...`. */
   title: string;
   /** `[name, value]`, in the kind's `shows` order. */
   values: Array<[string, string]>;
@@ -26,7 +27,7 @@ export function stepValues(ctx: StepContext, endpoint: string): StepValues {
     NodeLocalCRISocket: () => `${cluster.nodeLocalCriSocket}`,
   };
   return {
-    title: step.members !== undefined ? `pulumi-kubeadm step ${step.action} of join wave ${step.id.slice(0, -step.action.length - 1)} on node ${node.name}` : `pulumi-kubeadm step ${step.action} on node ${node.name}`,
+    title: step.members !== undefined ? `pulumi-kubeadm step ${step.action} of ${groupWords(step.id.slice(0, -step.action.length - 1))} on node ${node.name}` : `pulumi-kubeadm step ${step.action} on node ${node.name}`,
     values: (step.kind.shows ?? []).map((k) => [k, value[k]()]),
   };
 }

@@ -17,7 +17,8 @@
 import { renderScript } from "../scripts/script";
 import type { StepKind } from "./kind";
 import { nodeMetadataLines } from "./nodeMetadata";
-import { memberClaimLine, memberClaims, membersWords } from "./joinMaterial";
+import { memberClaimLine, memberClaims } from "./joinMaterial";
+import { membersWords } from "./words";
 
 /** `node-metadata` of a join wave: every member's Node edits in one session on the first control-plane node. */
 export const waveMetadata: StepKind = {

@@ -12,3 +12,8 @@ export function modeWords(cluster: ValidCluster): string {
     ? `${gateWords(cluster)}: instance-config.yaml, no --container-runtime-endpoint flag, no cri-socket annotation`
     : `${gateWords(cluster)}: --container-runtime-endpoint flag and cri-socket annotation, no instance-config.yaml`;
 }
+
+/** The members of a join wave or rollout batch in words: `w1, w2 and w3`. */
+export function membersWords(members: string[]): string {
+  return members.length <= 1 ? (members[0] ?? "") : `${members.slice(0, -1).join(", ")} and ${members[members.length - 1]}`;
+}

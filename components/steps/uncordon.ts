@@ -1,0 +1,49 @@
+/**
+ * Step kind `uncordon` of a rollout batch of workers (step id `<batch>-uncordon`), on the first
+ * control-plane node: in ONE session, each member this component cordoned (annotation
+ * `kubeadm.pulumi.com/cordoned`, set by the batch's `drain`) is uncordoned and its mark removed, once
+ * every member's kubelet step and own `node-metadata` step are done (kubeadm's upgrade guide: uncordon
+ * after the kubelet). A Node an operator cordoned stays so. Its text holds the target version, so it runs
+ * after every version rollout; a runtime switch alone changes a member's own `node-metadata` (its
+ * endpoint), which uncordons that member. Its create runs no command when no member had joined before this
+ * run (`idleOnJoin`). No delete; its `triggers` are its members.
+ */
+import { renderScript } from "../scripts/script";
+import { shellQuote } from "../scripts/quote";
+import { KUBECTL } from "../scripts/kubectl";
+import type { StepScripts } from "../scripts/types";
+import type { StepKind } from "./kind";
+import { CORDONED_ANNOTATION } from "./drain";
+import { membersWords } from "./words";
+
+/**
+ * For each member in order: one read of the Node (`{.spec.unschedulable}|<cordon mark>`); when it carries
+ * this component's mark, `kubectl uncordon` (if unschedulable) and the mark removed. Nothing is written
+ * for a member without the mark. Fails (pk_fail, naming the member) when its Node cannot be read.
+ * @param version the target version, a comment line of the text (so the step runs after every rollout).
+ */
+export function uncordonScripts(runsOn: string, members: string[], version: string): StepScripts {
+  const annotation = `{.metadata.annotations.${CORDONED_ANNOTATION.replace(/\./g, "\\.")}}`;
+  const create = renderScript(membersWords(members), [
+    `: rollout ${shellQuote(version)} on ${shellQuote(runsOn)}`,
+    `for m in ${members.map(shellQuote).join(" ")}; do`,
+    `  seen=$(${KUBECTL} get node "$m" -o jsonpath=${shellQuote(`{.spec.unschedulable}|${annotation}`)}) || { PK_NODE=$m; pk_fail "cannot read the Node"; }`,
+    `  IFS='|' read -r unschedulable cordoned <<<"$seen" || true`,
+    `  if [ -z "$cordoned" ]; then echo "$m: not cordoned by this component"; continue; fi`,
+    `  if [ "$unschedulable" = true ]; then ${KUBECTL} uncordon "$m" >&2; fi`,
+    `  ${KUBECTL} annotate --overwrite node "$m" ${shellQuote(`${CORDONED_ANNOTATION}-`)} >&2`,
+    `  echo "$m: uncordoned"`,
+    `done`,
+  ]);
+  return { create, update: create };
+}
+
+/** `uncordon` of a rollout batch: uncordon the members this component cordoned, in one session. */
+export const batchUncordon: StepKind = {
+  action: "uncordon",
+  shows: ["kubernetesVersion"],
+  summary: ({ members }) => `for ${membersWords(members ?? [])}, in one session: uncordon each that this component cordoned, after its kubelet; runs after every version rollout`,
+  scripts: ({ cluster, step }) => uncordonScripts(step.runsOn, step.members ?? [], cluster.version.text),
+  idleOnJoin: true,
+  triggers: (ctx) => ctx.step.members ?? [],
+};
