@@ -32,8 +32,13 @@ test("a gone worker: forget deletes its Node from cp1; its steps keep their reco
   expect(String(forget?.args.create)).toContain("w2");
   const frozen = made.filter((m) => m.name.startsWith("c-w2-") && m.name !== "c-w2-forget");
   expect(frozen.map((m) => m.name).sort()).toEqual(
-    ["prepare", "join-token", "join", "upgrade", "drain", "kubelet", "node-metadata"].map((a) => `c-w2-${a}`).sort(),
+    ["prepare", "join-token", "join", "upgrade", "kubelet", "node-metadata"].map((a) => `c-w2-${a}`).sort(),
   );
+  // It is in no rollout batch: w1 alone makes batch_1, and there is no second batch.
+  expect(made.filter((m) => m.name.startsWith("c-batch_")).map((m) => [m.name, m.args.triggers])).toEqual([
+    ["c-batch_1-drain", ["w1"]],
+    ["c-batch_1-uncordon", ["w1"]],
+  ]);
   for (const m of frozen) {
     expect({ name: m.name, commands: ["create", "update", "delete", "stdin"].filter((k) => m.args[k] !== undefined) }).toEqual({ name: m.name, commands: [] });
     expect({ name: m.name, retain: m.opts.retainOnDelete, ignores: (m.opts.ignoreChanges as string[]).includes("create") }).toEqual({ name: m.name, retain: true, ignores: true });

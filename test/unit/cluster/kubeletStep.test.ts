@@ -32,15 +32,28 @@ function plan(nodeLocal: boolean, criSocket: string, version = "v1.34.2") {
   return { steps, ctx, inputs };
 }
 
-test("a unit is upgrade, drain, kubelet, node-metadata; kubelet reads the upgrade step's output; no kubelet-files step", () => {
+test("a unit is upgrade, drain, kubelet, node-metadata (a worker's drain and uncordon its rollout batch's); kubelet reads the upgrade step's output; no kubelet-files step", () => {
   const { steps, ctx } = plan(true, CONTAINERD);
-  const unit = steps.filter((s) => s.node === "w-1" && !["prepare", "join-token", "join"].includes(s.action));
-  expect(unit.map((s) => [s.action, s.runsOn, s.after])).toEqual([
-    ["upgrade", "w-1", ["w-1-join"]],
-    ["drain", "cp-1", ["w-1-upgrade"]],
-    ["kubelet", "w-1", ["w-1-drain"]],
-    ["node-metadata", "cp-1", ["w-1-kubelet"]],
+  const unit = (node: string) => steps.filter((s) => s.node === node && s.members === undefined && !["prepare", "join-token", "join", "init", "cluster-config-read", "cluster-config", "kubeconfig"].includes(s.action));
+  expect(unit("cp-1").map((s) => [s.id, s.runsOn, s.after])).toEqual([
+    ["cp-1-upgrade", "cp-1", ["cp-1-cluster-config"]],
+    ["cp-1-drain", "cp-1", ["cp-1-upgrade"]],
+    ["cp-1-kubelet", "cp-1", ["cp-1-drain"]],
+    ["cp-1-node-metadata", "cp-1", ["cp-1-kubelet"]],
   ]);
+  // The worker's drain and uncordon are its rollout batch's (batch_1: w-1 alone), on cp-1.
+  const batch = steps.filter((s) => s.id.startsWith("batch_"));
+  expect(batch.map((s) => [s.id, s.runsOn, s.after, s.members])).toEqual([
+    ["batch_1-drain", "cp-1", ["w-1-upgrade"], ["w-1"]],
+    ["batch_1-uncordon", "cp-1", ["w-1-node-metadata"], ["w-1"]],
+  ]);
+  expect(unit("w-1").map((s) => [s.id, s.runsOn, s.after])).toEqual([
+    ["w-1-upgrade", "w-1", ["w-1-join"]],
+    ["w-1-kubelet", "w-1", ["batch_1-drain"]],
+    ["w-1-node-metadata", "cp-1", ["w-1-kubelet"]],
+  ]);
+  const drain = ctx("batch_1-drain");
+  expect(drain.step.kind.stdin?.reads?.(drain)).toEqual(["w-1-upgrade"]);
   expect(steps.filter((s) => s.action === "kubelet-files")).toEqual([]);
   const kubelet = ctx("w-1-kubelet");
   expect(kubelet.step.kind.stdin?.reads?.(kubelet)).toEqual(["w-1-upgrade"]);

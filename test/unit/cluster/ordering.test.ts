@@ -29,11 +29,13 @@ test("one command per node and step, named <cluster>-<node>-<step>, and the comp
   await settled();
   const commands = registrations.filter((r) => r.type === "command:remote:Command").map((r) => r.name).sort();
   const expected = [
-    ...["cp1", "cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-prepare`, `c-${n}-upgrade`, `c-${n}-drain`, `c-${n}-kubelet`, `c-${n}-node-metadata`]),
+    ...["cp1", "cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-prepare`, `c-${n}-upgrade`, ...(n.startsWith("cp") ? [`c-${n}-drain`] : []), `c-${n}-kubelet`, `c-${n}-node-metadata`]),
     "c-cp1-init", "c-cp1-kubeconfig", "c-cp1-cluster-config-read", "c-cp1-cluster-config",
     ...["cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-join-token`, `c-${n}-join`]),
     // The workers' join wave (maxConcurrentJoins 10: one wave).
     "c-workers_1-join-material", "c-workers_1-node-metadata",
+    // The workers' rollout batches (maxUnavailableWorkers 1: one worker each), no drain of their own.
+    "c-batch_1-drain", "c-batch_1-uncordon", "c-batch_2-drain", "c-batch_2-uncordon",
     "c-init-node", "c-members",
   ].sort();
   expect(commands).toEqual(expected);
@@ -61,7 +63,7 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
     expect(reg(`c-${n}-join`).start).toBeGreaterThan(reg("c-cp1-drain").end);
     expect(reg(`c-${n}-join`).start).toBeGreaterThan(reg(`c-${n}-join-token`).end);
     expect(reg(`c-${n}-upgrade`).start).toBeGreaterThan(reg(`c-${n}-join`).end);
-    expect(reg(`c-${n}-drain`).start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
+    expect(reg(`c-${n.startsWith("cp") ? n : `batch_${n.slice(1)}`}-drain`).start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   }
   // Workers once the last control-plane node ran its kubeadm upgrade and was drained (every API server
   // at the target); they drain once its whole unit is done (never cordoned beside it).
@@ -71,18 +73,20 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-drain").end);
   expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-drain").end);
   for (const w of ["w1", "w2"]) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-drain").end);
-  for (const w of ["w1", "w2"]) expect(reg(`c-${w}-drain`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+  for (const b of ["batch_1", "batch_2"]) expect(reg(`c-${b}-drain`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
   // Workers join side by side.
   const [a, b] = [reg("c-w1-join"), reg("c-w2-join")];
   expect(Math.max(a.start, b.start)).toBeLessThan(Math.min(a.end, b.end));
   // Prepare steps need nothing: they run side by side.
   const prepares = ["cp1", "cp2", "cp3", "w1", "w2"].map((n) => reg(`c-${n}-prepare`));
   expect(Math.max(...prepares.map((r) => r.start))).toBeLessThan(Math.min(...prepares.map((r) => r.end)));
-  // kubeadm's order in each unit: kubeadm (upgrade), drain, kubelet (package, files, restart), uncordon.
-  for (const n of ["cp2", "w2"]) {
-    expect(reg(`c-${n}-drain`).start).toBeGreaterThan(reg(`c-${n}-upgrade`).end);
-    expect(reg(`c-${n}-kubelet`).start).toBeGreaterThan(reg(`c-${n}-drain`).end);
+  // kubeadm's order in each unit: kubeadm (upgrade), drain, kubelet (package, files, restart), uncordon
+  // (a worker's drain and uncordon its rollout batch's: w2's batch_2).
+  for (const [n, drain, uncordon] of [["cp2", "cp2-drain", undefined], ["w2", "batch_2-drain", "batch_2-uncordon"]] as const) {
+    expect(reg(`c-${drain}`).start).toBeGreaterThan(reg(`c-${n}-upgrade`).end);
+    expect(reg(`c-${n}-kubelet`).start).toBeGreaterThan(reg(`c-${drain}`).end);
     expect(reg(`c-${n}-node-metadata`).start).toBeGreaterThan(reg(`c-${n}-kubelet`).end);
+    if (uncordon !== undefined) expect(reg(`c-${uncordon}`).start).toBeGreaterThan(reg(`c-${n}-node-metadata`).end);
   }
 });
 
@@ -96,19 +100,28 @@ test("the rollout line does not depend on anything the caller passes: workers at
   expect(reg("c-cp3-upgrade").start).toBeGreaterThan(reg("c-cp2-drain").end);
   expect(reg("c-cp2-drain").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   expect(reg("c-cp3-drain").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
-  // Workers once the last control-plane node is drained; the first two (the window) drain once its unit is done.
+  // Workers once the last control-plane node is drained, in batches of 2 (w1 w2, w3 w4, w5); the first
+  // batch drains once its unit is done, each later one once the batch before is uncordoned.
   for (const w of workers) expect(reg(`c-${w.name}-upgrade`).start).toBeGreaterThan(reg("c-cp3-drain").end);
-  for (const w of ["w1", "w2"]) expect(reg(`c-${w}-drain`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
-  expect(reg("c-w3-drain").start).toBeGreaterThan(reg("c-w1-node-metadata").end);
-  expect(reg("c-w5-drain").start).toBeGreaterThan(reg("c-w3-node-metadata").end);
-  expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w1-drain").end);
-  expect(reg("c-w5-upgrade").start).toBeGreaterThan(reg("c-w3-drain").end);
-  // No moment with more than 2 workers between their drain and their uncordon (node-metadata), and none
-  // with more than 2 upgraded ahead of them (between their upgrade and their drain).
-  for (const [from, to] of [["drain", "node-metadata"], ["upgrade", "drain"]]) {
-    const spans = workers.map((w) => [reg(`c-${w.name}-${from}`).start, reg(`c-${w.name}-${to}`).end] as const);
-    for (const [start] of spans) expect(spans.filter(([a, b]) => a <= start && b > start).length).toBeLessThanOrEqual(2);
+  expect(reg("c-batch_1-drain").start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+  expect(reg("c-batch_2-drain").start).toBeGreaterThan(reg("c-batch_1-uncordon").end);
+  expect(reg("c-batch_3-drain").start).toBeGreaterThan(reg("c-batch_2-uncordon").end);
+  for (const w of ["w3", "w4"]) expect(reg(`c-${w}-upgrade`).start).toBeGreaterThan(reg("c-batch_1-drain").end);
+  expect(reg("c-w5-upgrade").start).toBeGreaterThan(reg("c-batch_2-drain").end);
+  // A batch drains once every member is upgraded; it is uncordoned once every member's node-metadata is done.
+  for (const [b, members] of [["batch_1", ["w1", "w2"]], ["batch_2", ["w3", "w4"]], ["batch_3", ["w5"]]] as const) {
+    for (const w of members) {
+      expect(reg(`c-${b}-drain`).start).toBeGreaterThan(reg(`c-${w}-upgrade`).end);
+      expect(reg(`c-${w}-kubelet`).start).toBeGreaterThan(reg(`c-${b}-drain`).end);
+      expect(reg(`c-${b}-uncordon`).start).toBeGreaterThan(reg(`c-${w}-node-metadata`).end);
+    }
   }
+  // One batch (at most 2 workers) between its drain and its uncordon at any moment; at most 2 workers
+  // upgraded ahead of their batch's drain.
+  const cordoned = ["batch_1", "batch_2", "batch_3"].map((b) => [reg(`c-${b}-drain`).start, reg(`c-${b}-uncordon`).end] as const);
+  for (const [start] of cordoned) expect(cordoned.filter(([a, b]) => a <= start && b > start).length).toBe(1);
+  const upgraded = workers.map((w, i) => [reg(`c-${w.name}-upgrade`).start, reg(`c-batch_${1 + (i >> 1)}-drain`).end] as const);
+  for (const [start] of upgraded) expect(upgraded.filter(([a, b]) => a <= start && b > start).length).toBeLessThanOrEqual(2);
 });
 
 test("no resource input holds the clock: the same program at two times registers the same inputs", async () => {
@@ -153,7 +166,9 @@ test("describePlan lists every step of the desired state in order, known without
   // Under the mocks the component's record reads back what this run recorded: nothing left to change.
   expect(await valueOf(c.plan)).toEqual([expect.stringMatching(/^nothing to change: cluster "c" is as the last up recorded it \(v1\.33\.2, 5 nodes\)/)]);
   const plan = describePlan("c", buildPlan(validateCluster(args as never)));
-  expect(plan).toHaveLength(5 * 5 + 4 + 4 * 2 + 2);
+  // Per node prepare, upgrade, kubelet, node-metadata, a control-plane node's drain; cp1's four; join-token
+  // and join of the others; the wave's two steps; each worker's rollout batch's two (maxUnavailableWorkers 1).
+  expect(plan).toHaveLength(5 * 4 + 3 + 4 + 4 * 2 + 2 + 2 * 2);
   expect(plan[0]).toMatch(/^1\. c-cp1-prepare \(no dependency\): check kubeadm/);
   const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));
@@ -168,9 +183,13 @@ test("describePlan lists every step of the desired state in order, known without
   );
   expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token, workers_1-join-material)");
   expect(plan[index("workers_1-node-metadata")]).toContain("c-workers_1-node-metadata (on cp1, after w1-node-metadata, w2-node-metadata): for w1 and w2, in one session:");
-  expect(index("workers_1-node-metadata")).toBe(plan.length - 1);
-  expect(plan[index("w2-upgrade")]).toContain("(after w2-join; if w2 or cp1 had joined before this run: after w1-drain (kubeadm's files here while w1 finishes its unit))");
-  expect(plan[index("w2-drain")]).toContain("(on cp1, after w2-upgrade; if w2 or cp1 had joined before this run: after w1-node-metadata (at most 1 worker(s) cordoned at once, in line order))");
+  expect(index("workers_1-node-metadata")).toBe(plan.length - 2);
+  expect(index("batch_2-uncordon")).toBe(plan.length - 1);
+  expect(plan[index("w2-upgrade")]).toContain("(after w2-join; if w2 or cp1 had joined before this run: after batch_1-drain (kubeadm's files here while batch_1 finishes its unit))");
+  expect(plan[index("batch_1-drain")]).toContain("c-batch_1-drain (on cp1, after w1-upgrade; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join): for w1, in one session, side by side:");
+  expect(plan[index("batch_2-drain")]).toContain("(on cp1, after w2-upgrade; if w2 or cp1 had joined before this run: after batch_1-uncordon (at most 1 worker(s) cordoned at once, in line order))");
+  expect(plan[index("batch_2-uncordon")]).toContain("c-batch_2-uncordon (on cp1, after w2-node-metadata): for w2, in one session: uncordon each that this component cordoned");
+  expect(index("w2-drain")).toBe(-1);
   expect(plan[index("cp1-upgrade")]).toContain("(after cp1-cluster-config): to v1.33.2: if the node is not at v1.33.2: the kubeadm package, kubeadm upgrade apply v1.33.2");
   expect(plan[index("cp1-init")]).toContain("(after cp1-prepare, cp2-prepare, cp3-prepare, w1-prepare, w2-prepare)");
   expect(plan[index("cp1-init")]).toContain("kubeadm init v1.33.2 (NodeLocalCRISocket not in effect");

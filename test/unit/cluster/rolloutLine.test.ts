@@ -55,15 +55,18 @@ test("a new cluster: no unit waits for another; each control-plane join waits on
   }
 });
 
-test("a node that joins in this run: its unit's node-side steps and drain have no create (no SSH session), their update is the script; node-metadata runs, a worker's in its join wave's", async () => {
+test("a node that joins in this run: its unit's node-side steps and drain have no create (no SSH session), their update is the script; node-metadata runs, a worker's in its join wave's; its rollout batch's drain and uncordon have no create", async () => {
   await up(() => false);
-  for (const n of ["cp1", "cp2", "w1"]) {
+  for (const n of ["cp1", "cp2", "w1", "batch_1"]) {
     // On the first control-plane node also the kubeadm-config read and edit (init wrote its featureGates);
-    // a worker's own join-token and node-metadata are idle too: its join wave's steps do their work.
-    for (const s of ["upgrade", "drain", "kubelet", ...(n === "cp1" ? ["cluster-config-read", "cluster-config"] : []), ...(n === "w1" ? ["join-token", "node-metadata"] : [])]) {
+    // a worker's own join-token and node-metadata are idle too: its join wave's steps do their work. A
+    // worker has no drain of its own: its rollout batch (batch_1: w1) drains and uncordons.
+    const own = n === "batch_1" ? ["drain", "uncordon"] : ["upgrade", ...(n === "w1" ? [] : ["drain"]), "kubelet"];
+    for (const s of [...own, ...(n === "cp1" ? ["cluster-config-read", "cluster-config"] : []), ...(n === "w1" ? ["join-token", "node-metadata"] : [])]) {
       const inputs = reg(`c-${n}-${s}`).inputs;
       expect({ step: `${n}-${s}`, create: inputs.create, update: typeof inputs.update }).toEqual({ step: `${n}-${s}`, create: undefined, update: "string" });
     }
+    if (n === "batch_1") continue;
     if (n !== "w1") expect(typeof reg(`c-${n}-node-metadata`).inputs.create).toBe("string");
     expect(typeof reg(`c-${n}-prepare`).inputs.create).toBe("string");
   }
@@ -71,9 +74,25 @@ test("a node that joins in this run: its unit's node-side steps and drain have n
   // Nothing read from an idle step turns into work: the drain keeps, no file change is sent.
   // (the data after the step's values, which head its stdin up to the `---` line)
   const data = (stdin: unknown) => String(stdin).slice(String(stdin).indexOf("\n---\n") + 5);
-  expect(data(reg("c-w1-drain").inputs.stdin)).toBe("keep - the node joined at the target, nothing rolled out\n");
+  expect(data(reg("c-batch_1-drain").inputs.stdin)).toBe("keep - the node joined at the target, nothing rolled out\n");
   expect(data(reg("c-w1-kubelet").inputs.stdin)).toBe("");
   expect(data(reg("c-cp1-cluster-config").inputs.stdin)).toBe("");
+});
+
+test("a rollout batch's drain and uncordon run their create when ANY member had joined before this run, none when no member had; their triggers are the members", async () => {
+  // maxUnavailableWorkers 2: batch_1 w1 (joins now) and w2 (had joined), batch_2 w3 and w4 (both join
+  // now), batch_3 w5 (had joined). Fails if the create followed the first member only (batch_1 idle),
+  // every member (batch_1 idle), or the node the step runs on (cp1 had joined: batch_2 would run).
+  fake.joined = (n) => !["w1", "w3", "w4"].includes(n);
+  const c = new Cluster("c", { ...args(), kubernetesVersion: "v1.33.2", maxUnavailableWorkers: 2 });
+  await valueOf(c.nodes);
+  await settled();
+  for (const s of ["drain", "uncordon"]) {
+    expect({ s, b1: typeof reg(`c-batch_1-${s}`).inputs.create, b2: typeof reg(`c-batch_2-${s}`).inputs.create, b3: typeof reg(`c-batch_3-${s}`).inputs.create }).toEqual({ s, b1: "string", b2: "undefined", b3: "string" });
+    // An idle create keeps its script as the update (a later rollout runs it).
+    expect(typeof reg(`c-batch_2-${s}`).inputs.update).toBe("string");
+    expect([1, 2, 3].map((k) => reg(`c-batch_${k}-${s}`).inputs.triggers)).toEqual([["w1", "w2"], ["w3", "w4"], ["w5"]]);
+  }
 });
 
 test("a cluster that had been made: the kubeadm-config read and edit run their script on create", async () => {
@@ -82,10 +101,15 @@ test("a cluster that had been made: the kubeadm-config read and edit run their s
   expect(String(reg("c-cp1-cluster-config").inputs.stdin)).toMatch(/\nmanifest [A-Za-z0-9+/=]+\n/);
 });
 
-test("nodes that had joined keep the line: member workers cordoned one at a time, each upgraded after the one ahead was drained; a worker that joins the cluster in this run holds its place in the window", async () => {
+test("nodes that had joined keep the line: member workers cordoned one batch at a time (maxUnavailableWorkers 1: one worker each), each upgraded after the batch ahead was drained; a worker that joins the cluster in this run holds its batch's place in the window", async () => {
   await up((n) => n !== "w2");
   for (const n of ["cp1", "w1", "w3"]) expect(typeof reg(`c-${n}-upgrade`).inputs.create).toBe("string");
   expect(reg("c-w2-upgrade").inputs.create).toBeUndefined();
+  // A batch whose every member joins in this run rolls nothing out; one with a member that had joined does.
+  for (const s of ["drain", "uncordon"]) {
+    expect(reg(`c-batch_2-${s}`).inputs.create).toBeUndefined();
+    expect(typeof reg(`c-batch_1-${s}`).inputs.create).toBe("string");
+  }
   // The control plane one node at a time (each upgraded once the one before is drained, drained once
   // its unit is done), before any worker joins or upgrades.
   expect(reg("c-cp2-join-token").start).toBeGreaterThan(reg("c-cp1-drain").end);
@@ -93,39 +117,42 @@ test("nodes that had joined keep the line: member workers cordoned one at a time
   expect(reg("c-cp2-drain").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   expect(reg("c-cp3-drain").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
   // Workers once the last control-plane node is drained (its kubelet and uncordon beside the first
-  // worker's kubeadm upgrade node), and the first worker's drain once its unit is done.
+  // batch's kubeadm upgrade node), and the first batch's drain once its unit is done.
   for (const w of WORKERS) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-drain").end);
   expect(reg("c-workers_1-join-material").start).toBeLessThan(reg("c-cp3-node-metadata").end);
-  expect(reg("c-w1-drain").start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+  expect(reg("c-batch_1-drain").start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
   // A joined worker's own join-token (whose update runs `kubeadm token create` on cp1, e.g. for a new
   // joinTokenTtl) once every API server is at the target, never beside cp1's `kubeadm upgrade apply`;
   // w2's (joining: idle) waits for nothing more. Fails on 0b0d4a0: every worker's token ran right after
   // cp1's kubeadm-config edit.
   for (const w of ["w1", "w3", "w4", "w5"]) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-drain").end);
   expect(reg("c-w2-join-token").start).toBeLessThan(reg("c-cp1-drain").end);
-  // w2 (new, joining a cluster that existed) keeps its place: its drain (no command) waits for w1's
-  // unit, and w3's for w2's, so w1 and w3 are never cordoned at the same time; each upgrade waits for
-  // the drain of the worker ahead.
-  for (const [ahead, w] of [["w1", "w2"], ["w2", "w3"], ["w3", "w4"], ["w4", "w5"]] as const) {
-    expect(reg(`c-${w}-drain`).start).toBeGreaterThan(reg(`c-${ahead}-node-metadata`).end);
-    expect(reg(`c-${w}-upgrade`).start).toBeGreaterThan(reg(`c-${ahead}-drain`).end);
+  // w2 (new, joining a cluster that existed) keeps its place: its batch's drain (no command) waits for
+  // batch_1's uncordon, and batch_3's for batch_2's, so w1 and w3 are never cordoned at the same time;
+  // each upgrade waits for the drain of the batch ahead; each uncordon for its member's node-metadata.
+  for (let k = 2; k <= 5; k++) {
+    expect(reg(`c-batch_${k}-drain`).start).toBeGreaterThan(reg(`c-batch_${k - 1}-uncordon`).end);
+    expect(reg(`c-w${k}-upgrade`).start).toBeGreaterThan(reg(`c-batch_${k - 1}-drain`).end);
+    expect(reg(`c-batch_${k}-drain`).start).toBeGreaterThan(reg(`c-w${k}-upgrade`).end);
+    expect(reg(`c-batch_${k}-uncordon`).start).toBeGreaterThan(reg(`c-w${k}-node-metadata`).end);
   }
   expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w2-join").end);
-  const cordoned = ["w1", "w3", "w4", "w5"].map((w) => [reg(`c-${w}-drain`).start, reg(`c-${w}-node-metadata`).end] as const);
+  const cordoned = ["1", "3", "4", "5"].map((k) => [reg(`c-batch_${k}-drain`).start, reg(`c-batch_${k}-uncordon`).end] as const);
   for (const [start] of cordoned) expect(cordoned.filter(([a, b]) => a <= start && b > start).length).toBe(1);
 });
 
-test("the worker window in the plan: a worker's drain waits for the unit of the worker maxUnavailableWorkers places ahead, its upgrade only for that worker's drain (so it runs while that unit ends)", async () => {
+test("the worker window in the plan: a batch's drain waits for the uncordon of the batch ahead, a member's upgrade only for that batch's drain (so it runs while that batch's unit ends)", async () => {
   const { buildPlan } = await import("../../../components/plan/steps");
   const { validateCluster } = await import("../../../components/kubeadm/validate");
   const nodes = ["cp1", ...WORKERS].map((name, i) => ({ name, role: i === 0 ? "control-plane" : "worker", host: `10.0.0.${i + 1}`, port: 22, user: "root", hostGiven: true }));
   for (const size of [1, 2]) {
     const steps = buildPlan(validateCluster({ kubernetesVersion: "v1.34.2", nodes, controlPlaneEndpoint: "10.0.0.1:6443" } as never), { maxUnavailableWorkers: size });
     const waits = (id: string, joined = true) => lineAfter(steps.find((s) => s.id === id)?.line, () => joined);
-    const ahead = WORKERS[4 - size] as string;
-    expect({ size, upgrade: waits("w5-upgrade"), drain: waits("w5-drain"), kubelet: waits("w5-kubelet") }).toEqual({ size, upgrade: [`${ahead}-drain`], drain: [`${ahead}-node-metadata`], kubelet: [] });
+    // w5 is alone in the last batch: batch_5 (size 1) or batch_3 (size 2: w1 w2, w3 w4, w5).
+    const [own, ahead] = size === 1 ? ["batch_5", "batch_4"] : ["batch_3", "batch_2"];
+    expect({ size, upgrade: waits("w5-upgrade"), drain: waits(`${own}-drain`), kubelet: waits("w5-kubelet") }).toEqual({ size, upgrade: [`${ahead}-drain`], drain: [`${ahead}-uncordon`], kubelet: [] });
     // A new cluster: no window on either.
-    expect([waits("w5-upgrade", false), waits("w5-drain", false)]).toEqual([[], []]);
+    expect([waits("w5-upgrade", false), waits(`${own}-drain`, false)]).toEqual([[], []]);
   }
 });
 
@@ -158,16 +185,19 @@ test("an upgrade leaves init and join alone: their scripts do not name the versi
   expect(JSON.stringify(reg("c-w1-join").inputs.stdin)).toContain("# pulumi-kubeadm: kubernetesVersion v1.34.2");
 });
 
-test("the plan grows linearly: each worker's window names one node, whatever the number of workers", async () => {
+test("the plan grows linearly: each window (a member's upgrade, a batch's drain) names one batch, whatever the number of workers", async () => {
   const { buildPlan } = await import("../../../components/plan/steps");
   const { validateCluster } = await import("../../../components/kubeadm/validate");
   const workers = Array.from({ length: 300 }, (_, i) => ({ name: `w${i}`, role: "worker", host: `10.0.${1 + (i >> 8)}.${i & 255}`, port: 22, user: "root", hostGiven: true }));
   const nodes = [{ name: "cp1", role: "control-plane", host: "10.0.0.1", port: 22, user: "root", hostGiven: true }, ...workers];
   const steps = buildPlan(validateCluster({ kubernetesVersion: "v1.34.2", nodes, controlPlaneEndpoint: "10.0.0.1:6443" } as never), { maxUnavailableWorkers: 3 });
-  const windows = steps.flatMap((s) => (s.line?.window && s.action === "drain" ? [s.line.window] : []));
-  expect(windows.length).toBe(300);
-  // Each window is one record of a node to wait for (JSON of the line: no list of earlier workers).
-  expect(Math.max(...windows.map((w) => JSON.stringify(w).length))).toBeLessThan(200);
-  expect(windows[299]?.waitFor?.node).toBe("w296");
-  expect(windows[2]?.waitFor).toBeUndefined();
+  const windows = (action: string) => steps.flatMap((s) => (s.line?.window && s.action === action ? [s.line.window] : []));
+  // 100 batches of 3: every batch's drain but the first's (it waits for the control plane), and every
+  // upgrade but the first batch's, wait in the window.
+  expect([windows("drain").length, windows("upgrade").length]).toEqual([99, 297]);
+  // Each window is one record of a batch to wait for (JSON of the line: no list of earlier workers).
+  expect(Math.max(...[...windows("drain"), ...windows("upgrade")].map((w) => JSON.stringify(w).length))).toBeLessThan(200);
+  expect(steps.find((s) => s.id === "batch_100-drain")?.line?.window?.waitFor?.node).toBe("batch_99");
+  expect(steps.find((s) => s.id === "w299-upgrade")?.line?.window?.waitFor?.node).toBe("batch_99");
+  expect(steps.find((s) => s.id === "w2-upgrade")?.line).toBeUndefined();
 });

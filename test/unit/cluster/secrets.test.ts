@@ -26,7 +26,8 @@ const commands = () => registrations.filter((r) => r.type === "command:remote:Co
 const MARKERS = [SECRETS.token, SECRETS.certificateKey, "S3CR3T-KUBECONFIG-KEY", "S3CR3T-SSH-KEY"];
 
 test("no secret value in any command's text (create, update, delete)", () => {
-  expect(commands().length).toBe(41);
+  // 41 before rollout batches: the two workers' own drains gone, two batches' drain and uncordon added.
+  expect(commands().length).toBe(43);
   for (const r of commands()) {
     for (const field of ["create", "update", "delete"]) {
       const text = String(plain(r.inputs[field] ?? ""));
@@ -77,8 +78,9 @@ test("steps whose output carries a secret are secret outputs and not logged; sna
     expect(m.args.addPreviousOutputInEnv).toBe(false);
     expect(m.args.environment).toBeUndefined();
     // No node's step has triggers: nothing is replaced by a change, and no input holds the clock. A join
-    // wave's steps (no delete) are replaced when their members change: their triggers are the members.
-    const wave = /^c-workers_1-/.test(m.name);
-    expect({ name: m.name, triggers: m.args.triggers, delete: wave ? m.args.delete : undefined }).toEqual({ name: m.name, triggers: wave ? ["w1", "w2"] : undefined, delete: undefined });
+    // wave's and a rollout batch's steps (no delete) are replaced when their members change: their
+    // triggers are the members (maxUnavailableWorkers 1: batch_1 is w1, batch_2 w2).
+    const members = /^c-workers_1-/.test(m.name) ? ["w1", "w2"] : /^c-batch_1-/.test(m.name) ? ["w1"] : /^c-batch_2-/.test(m.name) ? ["w2"] : undefined;
+    expect({ name: m.name, triggers: m.args.triggers, delete: members ? m.args.delete : undefined }).toEqual({ name: m.name, triggers: members, delete: undefined });
   }
 });

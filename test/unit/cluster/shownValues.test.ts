@@ -68,7 +68,10 @@ test("every step's Command hides its scripts from the diff and starts its stdin 
   const stdin = (name: string) => String(plain(registrations.find((r) => r.name === name)?.inputs.stdin));
   expect(stdin("c-w1-kubelet")).toBe("pulumi-kubeadm step kubelet on node w1\nkubernetesVersion: v1.34.2\nNodeLocalCRISocket: true\n---\n");
   expect(stdin("c-cp3-prepare").split("\n").slice(0, 3)).toEqual(["pulumi-kubeadm step prepare on node cp3", "kubernetesVersion: v1.34.2", "criSocket: detected on the node"]);
-  expect(stdin("c-w1-drain")).toMatch(/^pulumi-kubeadm step drain on node w1\n---\n(drain|keep) /);
+  expect(stdin("c-cp2-drain")).toMatch(/^pulumi-kubeadm step drain on node cp2\n---\n(drain|keep) /);
+  // A rollout batch's drain: one verdict line per member (maxUnavailableWorkers 1: w1 alone in batch_1).
+  expect(stdin("c-batch_1-drain")).toMatch(/^pulumi-kubeadm step drain of rollout batch batch_1 on node cp1\n---\n(drain|keep) [^\n]*\n$/);
+  expect(stdin("c-batch_1-uncordon")).toBe("pulumi-kubeadm step uncordon of rollout batch batch_1 on node cp1\nkubernetesVersion: v1.34.2\n---\n");
   const records = registrations.filter((r) => r.type === "command:remote:Command" && r.inputs.create === undefined);
   expect(records.length).toBeGreaterThan(0);
   for (const r of records) expect({ name: r.name, hideDiffs: hidden.get(r.name) }).toEqual({ name: r.name, hideDiffs: undefined });
