@@ -1,63 +1,53 @@
 /**
- * The worker window held in the cluster too: a worker's drain waits while `maxUnavailableWorkers` other
- * Nodes carry this component's cordon mark, and fails naming them, changing nothing, when they stay.
+ * The worker window held in the cluster too: a rollout batch's drain waits while the Nodes other than its
+ * members that carry this component's cordon mark, plus the members it drains, exceed
+ * `maxUnavailableWorkers`, and fails naming those Nodes, changing nothing, when they stay.
  */
-import { existsSync, readFileSync } from "fs";
-import { join } from "path";
 import { drainScripts } from "../../../components/steps/drain";
-import { runBash, sandbox } from "./bash";
+import { runBash } from "./bash";
+import { CORDONED, nodesStub } from "./nodesStub";
 
-const CORDONED = "kubeadm.pulumi.com/cordoned";
-
-/**
- * A kubectl stub: `get nodes` lists `lists[i]` on its i-th call (the last one from then on), `get node w3`
- * says schedulable and unmarked; every other call is recorded as a write.
- */
-function cluster(lists: string[]) {
-  const box = sandbox();
-  const calls = join(box.dir, "calls");
-  const n = join(box.dir, "n");
-  const cases = lists.map((l, i) => `${i}) printf '%b' ${JSON.stringify(l)} ;;`).join(" ");
-  box.stub(
-    "kubectl",
-    `shift 2; echo "$*" >>${calls}
-if [ "$1 $2" = "get nodes" ]; then i=$(cat ${n} 2>/dev/null || echo 0); echo $((i + 1)) >${n}; [ "$i" -lt ${lists.length} ] || i=${lists.length - 1}; case $i in ${cases} esac; exit 0; fi
-if [ "$1" = get ]; then printf 'false|'; fi`,
-  );
-  const writes = () => (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean) : []).filter((c) => !c.startsWith("get "));
-  const lookups = () => (existsSync(n) ? Number(readFileSync(n, "utf8")) : 0);
-  return { box, writes, lookups };
+const WHY = "kubelet v1.33.2 -> v1.34.2";
+const BOTH = `drain - ${WHY}\ndrain - ${WHY}\n`;
+const drainOf = (m: string, timeout: number) => `drain ${m} --ignore-daemonsets --delete-emptydir-data --timeout=${timeout}s`;
+/** The batch w3 and w4's drain; `get nodes` answers `lists` (w3 carries a mark of an earlier run). */
+function batch(lists: string[], size: number, timeoutSeconds: number, stdin = BOTH) {
+  const c = nodesStub({ w3: { mark: "earlier run" }, w4: {} }, { lists });
+  const r = runBash(drainScripts({ runsOn: "cp1", members: ["w3", "w4"], timeoutSeconds, maxUnavailable: size }).create, { stdin, bin: c.box.bin, state: c.box.state });
+  return { c, r };
 }
 
-const DRAIN = "drain w3 --ignore-daemonsets --delete-emptydir-data --timeout=0s";
-
-test("a worker's drain with the window full fails naming the cordoned Nodes and changes nothing; its own mark and unmarked Nodes do not count", () => {
-  const script = drainScripts({ node: "w3", timeoutSeconds: 0, maxUnavailable: 2 }).create;
-  const full = cluster(["cp1|\\nw1|kubelet v1.33.2 -> v1.34.2\\nw2|kubelet v1.33.2 -> v1.34.2\\nw3|earlier run\\nw4|\\n"]);
-  const r = runBash(script, { stdin: "drain - kubelet v1.33.2 -> v1.34.2\n", bin: full.box.bin, state: full.box.state });
-  expect(r.status).toBe(1);
-  expect(r.stderr).toContain("pulumi-kubeadm: node w3: maxUnavailableWorkers (2) reached: w1 w2 still cordoned by this component; nothing was changed on this node");
-  expect(full.writes()).toEqual([]);
-  // One slot free (w2 uncordoned): the drain goes ahead.
-  const room = cluster(["w1|kubelet v1.33.2 -> v1.34.2\\nw2|\\nw3|earlier run\\n"]);
-  expect(runBash(script, { stdin: "drain - kubelet v1.33.2 -> v1.34.2\n", bin: room.box.bin, state: room.box.state }).status).toBe(0);
-  expect(room.writes()).toEqual([`annotate --overwrite node w3 ${CORDONED}=kubelet v1.33.2 -> v1.34.2`, DRAIN]);
+test("a batch's drain with the window full fails naming the other cordoned Nodes and changes nothing; its members' own marks and unmarked Nodes do not count", () => {
+  const full = batch([`cp1|\\nw1|${WHY}\\nw3|earlier run\\nw4|\\n`], 2, 0);
+  expect(full.r.status).toBe(1);
+  expect(full.r.stderr).toBe("pulumi-kubeadm: node w3 and w4: maxUnavailableWorkers (2) reached: w1 still cordoned by this component; nothing was changed on w3 w4\n");
+  expect(full.c.writes()).toEqual([]);
+  // w1 uncordoned: the two members fill the window (w3's own mark does not count), the drains go ahead.
+  const room = batch([`cp1|\\nw1|\\nw3|earlier run\\nw4|\\n`], 2, 0);
+  expect(room.r.status).toBe(0);
+  expect(room.c.writes().slice(0, 2)).toEqual([`annotate --overwrite node w3 ${CORDONED}=${WHY}`, `annotate --overwrite node w4 ${CORDONED}=${WHY}`]);
+  expect(room.c.writes().slice(2).sort()).toEqual([drainOf("w3", 0), drainOf("w4", 0)]);
+  // Only the members it drains count: with w4 kept, w1's mark and w3 fill the window of 2.
+  const kept = batch([`w1|${WHY}\\nw3|earlier run\\n`], 2, 0, `drain - ${WHY}\nkeep - kubelet at v1.34.2, runtime unchanged\n`);
+  expect(kept.r.status).toBe(0);
+  expect(kept.c.writes()).toEqual([`annotate --overwrite node w3 ${CORDONED}=${WHY}`, drainOf("w3", 0)]);
 });
 
-test("a worker's drain waits for a slot: it cordons once another Node's mark is gone", () => {
-  const script = drainScripts({ node: "w3", timeoutSeconds: 30, maxUnavailable: 1 }).create;
-  const c = cluster(["w1|kubelet v1.33.2 -> v1.34.2\\n", "w1|\\n"]);
-  const r = runBash(script, { stdin: "drain - kubelet v1.33.2 -> v1.34.2\n", bin: c.box.bin, state: c.box.state });
+test("a batch's drain waits for room: it cordons once another Node's mark is gone", () => {
+  const { c, r } = batch([`w1|${WHY}\\n`, "w1|\\n"], 2, 30);
   expect(r.status).toBe(0);
   expect(c.lookups()).toBe(2);
-  expect(c.writes()).toEqual([`annotate --overwrite node w3 ${CORDONED}=kubelet v1.33.2 -> v1.34.2`, DRAIN.replace("=0s", "=30s")]);
+  expect(c.writes().slice(0, 2)).toEqual([`annotate --overwrite node w3 ${CORDONED}=${WHY}`, `annotate --overwrite node w4 ${CORDONED}=${WHY}`]);
+  expect(c.writes().slice(2).sort()).toEqual([drainOf("w3", 30), drainOf("w4", 30)]);
 });
 
-test("a control-plane node's drain (no window) and a keep verdict look at no other Node", () => {
-  const cp = cluster(["w1|x\\nw2|y\\n"]);
-  expect(runBash(drainScripts({ node: "w3", timeoutSeconds: 0 }).create, { stdin: "drain - container runtime a -> b\n", bin: cp.box.bin, state: cp.box.state }).status).toBe(0);
+test("a control-plane node's drain (no window) and a batch whose members all keep look at no other Node", () => {
+  const cp = nodesStub({ cp2: {} }, { lists: [`w1|x\\nw2|y\\n`] });
+  expect(runBash(drainScripts({ runsOn: "cp1", members: ["cp2"], timeoutSeconds: 0 }).create, { stdin: "drain - container runtime a -> b\n", bin: cp.box.bin, state: cp.box.state }).status).toBe(0);
   expect(cp.lookups()).toBe(0);
-  const keep = cluster(["w1|x\\n"]);
-  expect(runBash(drainScripts({ node: "w3", timeoutSeconds: 0, maxUnavailable: 1 }).create, { stdin: "keep - kubelet at v1.34.2\n", bin: keep.box.bin, state: keep.box.state }).status).toBe(0);
-  expect(keep.lookups()).toBe(0);
+  expect(cp.writes()).toEqual([`annotate --overwrite node cp2 ${CORDONED}=container runtime a -> b`, drainOf("cp2", 0)]);
+  const keep = batch([`w1|x\\n`], 1, 0, "keep - kubelet at v1.34.2\nkeep - kubelet at v1.34.2\n");
+  expect(keep.r.status).toBe(0);
+  expect(keep.r.stdout).toBe("w3: no drain: kubelet at v1.34.2\nw4: no drain: kubelet at v1.34.2\n");
+  expect(keep.c.lookups()).toBe(0);
 });

@@ -46,7 +46,7 @@ function kubectl(unschedulable: boolean, mark: string) {
 }
 
 test("drain: marks the cordon as this component's, drains; an operator's cordon is drained but not marked", () => {
-  const script = drainScripts({ node: "w1", timeoutSeconds: 5 }).create;
+  const script = drainScripts({ runsOn: "cp1", members: ["w1"], timeoutSeconds: 5 }).create;
   const ours = kubectl(false, "");
   const r = runBash(script, { stdin: "drain - kubelet v1.33.2 -> v1.34.2\n", bin: ours.box.bin, state: ours.box.state });
   expect(r.status).toBe(0);
@@ -55,21 +55,21 @@ test("drain: marks the cordon as this component's, drains; an operator's cordon 
   expect(runBash(script, { stdin: "drain - kubelet v1.33.2 -> v1.34.2\n", bin: operators.box.bin, state: operators.box.state }).stderr).toContain("cordoned by someone else; drained, and left cordoned");
   expect(operators.writes()).toEqual(["drain w1 --ignore-daemonsets --delete-emptydir-data --timeout=5s"]);
   const keep = kubectl(false, "");
-  expect(runBash(script, { stdin: "keep - kubelet at v1.34.2, runtime unchanged\n", bin: keep.box.bin, state: keep.box.state }).stdout).toBe("no drain: kubelet at v1.34.2, runtime unchanged\n");
+  expect(runBash(script, { stdin: "keep - kubelet at v1.34.2, runtime unchanged\n", bin: keep.box.bin, state: keep.box.state }).stdout).toBe("w1: no drain: kubelet at v1.34.2, runtime unchanged\n");
   expect(keep.writes()).toEqual([]);
 });
 
 test("drain: once per upgrade report; run again on a report it drained for (a drain setting changed, --replace), it leaves an uncordoned node alone", () => {
-  const script = drainScripts({ node: "w1", timeoutSeconds: 5 }).create;
+  const script = drainScripts({ runsOn: "cp1", members: ["w1"], timeoutSeconds: 5 }).create;
   const DRAIN = "drain w1 --ignore-daemonsets --delete-emptydir-data --timeout=5s";
   const r1 = "drain 11111111-2222-4333-8444-555555555555 kubelet v1.33.2 -> v1.34.2\n";
   const first = kubectl(false, "");
-  expect(runBash(script, { stdin: r1, bin: first.box.bin, state: first.box.state }).stdout).toBe("drained: kubelet v1.33.2 -> v1.34.2\n");
+  expect(runBash(script, { stdin: r1, bin: first.box.bin, state: first.box.state }).stdout).toBe("w1: drained: kubelet v1.33.2 -> v1.34.2\n");
   expect(readFileSync(join(first.box.state, "drained", "w1"), "utf8")).toBe("11111111-2222-4333-8444-555555555555\n");
   // The same report again, the node since uncordoned by its node-metadata step (no mark): nothing.
   const again = kubectl(false, "");
   const second = runBash(script, { stdin: r1, bin: again.box.bin, state: first.box.state });
-  expect(second.stdout).toBe("no drain: drained for this upgrade report already, and uncordoned since (kubelet v1.33.2 -> v1.34.2)\n");
+  expect(second.stdout).toBe("w1: no drain: drained for this upgrade already, uncordoned since (kubelet v1.33.2 -> v1.34.2)\n");
   expect(again.writes()).toEqual([]);
   // The same report on a node still carrying this component's mark (its rollout did not finish): drained again.
   const unfinished = kubectl(true, "kubelet v1.33.2 -> v1.34.2");
@@ -78,7 +78,7 @@ test("drain: once per upgrade report; run again on a report it drained for (a dr
   // A new report (the upgrade step ran again), and a report without an id: drained.
   for (const stdin of ["drain 99999999-2222-4333-8444-555555555555 kubelet v1.34.2 -> v1.35.0\n", "drain - kubelet v1.34.2 -> v1.35.0\n"]) {
     const next = kubectl(false, "");
-    expect(runBash(script, { stdin, bin: next.box.bin, state: first.box.state }).stdout).toBe("drained: kubelet v1.34.2 -> v1.35.0\n");
+    expect(runBash(script, { stdin, bin: next.box.bin, state: first.box.state }).stdout).toBe("w1: drained: kubelet v1.34.2 -> v1.35.0\n");
     expect(next.writes()).toEqual([`annotate --overwrite node w1 ${CORDONED}=kubelet v1.34.2 -> v1.35.0`, DRAIN]);
   }
   expect(readFileSync(join(first.box.state, "drained", "w1"), "utf8")).toBe("99999999-2222-4333-8444-555555555555\n");

@@ -1,0 +1,72 @@
+/**
+ * A rollout batch's drain for real in bash, against a kubectl stub over its members' Nodes: one verdict
+ * line per member on stdin; the members to drain marked first, then drained side by side; one record per
+ * drained member; one stdout line per member; a failed drain names its member and leaves the others'
+ * records written. (Fails on 150ba08: drainScripts took one `node`, and printed `drained: <reason>`.)
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "fs";
+import { join } from "path";
+import { drainScripts } from "../../../components/steps/drain";
+import { runBash } from "./bash";
+import { CORDONED, nodesStub } from "./nodesStub";
+
+const R1 = "11111111-2222-4333-8444-555555555555";
+const R2 = "22222222-2222-4333-8444-555555555555";
+const R3 = "33333333-2222-4333-8444-555555555555";
+const WHY = "kubelet v1.33.2 -> v1.34.2";
+const drainOf = (m: string) => `drain ${m} --ignore-daemonsets --delete-emptydir-data --timeout=5s`;
+const script = (members: string[]) => drainScripts({ runsOn: "cp1", members, timeoutSeconds: 5, maxUnavailable: members.length }).create;
+const record = (state: string, m: string) => (existsSync(join(state, "drained", m)) ? readFileSync(join(state, "drained", m), "utf8") : undefined);
+
+test("two members to drain: both marked, then both drained side by side; both records written; one stdout line each", () => {
+  // `together`: each drain waits for the other's to start, so drains one after another fail.
+  const c = nodesStub({ cp1: {}, w1: {}, w2: {} }, { together: ["w1", "w2"] });
+  const r = runBash(script(["w1", "w2"]), { stdin: `drain ${R1} ${WHY}\ndrain ${R2} ${WHY}\n`, bin: c.box.bin, state: c.box.state });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  expect(r.stdout).toBe(`w1: drained: ${WHY}\nw2: drained: ${WHY}\n`);
+  const writes = c.writes();
+  expect(writes.slice(0, 2)).toEqual([`annotate --overwrite node w1 ${CORDONED}=${WHY}`, `annotate --overwrite node w2 ${CORDONED}=${WHY}`]);
+  expect(writes.slice(2).sort()).toEqual([drainOf("w1"), drainOf("w2")]);
+  expect([record(c.box.state, "w1"), record(c.box.state, "w2")]).toEqual([`${R1}\n`, `${R2}\n`]);
+  expect(c.nodes()).toEqual({ cp1: "|", w1: `true|${WHY}`, w2: `true|${WHY}` });
+});
+
+test("a member whose verdict is keep is left alone; the other is drained", () => {
+  const c = nodesStub({ w1: {}, w2: {} });
+  const r = runBash(script(["w1", "w2"]), { stdin: `keep ${R1} kubelet at v1.34.2, runtime unchanged\ndrain ${R2} ${WHY}\n`, bin: c.box.bin, state: c.box.state });
+  expect(r.status).toBe(0);
+  expect(r.stdout).toBe(`w1: no drain: kubelet at v1.34.2, runtime unchanged\nw2: drained: ${WHY}\n`);
+  expect(c.writes()).toEqual([`annotate --overwrite node w2 ${CORDONED}=${WHY}`, drainOf("w2")]);
+  expect([record(c.box.state, "w1"), record(c.box.state, "w2")]).toEqual([undefined, `${R2}\n`]);
+});
+
+test("a member drained for the same report and uncordoned since is skipped; one still carrying the mark is drained again", () => {
+  const c = nodesStub({ w1: {}, w2: { unschedulable: true, mark: WHY }, w3: {} });
+  mkdirSync(join(c.box.state, "drained"));
+  for (const [m, report] of [["w1", R1], ["w2", R2]]) writeFileSync(join(c.box.state, "drained", m as string), `${report}\n`);
+  const r = runBash(script(["w1", "w2", "w3"]), { stdin: `drain ${R1} ${WHY}\ndrain ${R2} ${WHY}\ndrain ${R3} ${WHY}\n`, bin: c.box.bin, state: c.box.state });
+  expect(r.status).toBe(0);
+  expect(r.stdout).toBe(`w1: no drain: drained for this upgrade already, uncordoned since (${WHY})\nw2: drained: ${WHY}\nw3: drained: ${WHY}\n`);
+  expect(c.writes().filter((w) => w.includes(" w1 "))).toEqual([]);
+  expect(c.writes().slice(0, 2)).toEqual([`annotate --overwrite node w2 ${CORDONED}=${WHY}`, `annotate --overwrite node w3 ${CORDONED}=${WHY}`]);
+  expect(record(c.box.state, "w3")).toBe(`${R3}\n`);
+});
+
+test("a member's failed drain fails the step naming that member and kubectl's reason; the other member's record is still written", () => {
+  const c = nodesStub({ w1: {}, w2: {} }, { failDrain: ["w2"] });
+  const r = runBash(script(["w1", "w2"]), { stdin: `drain ${R1} ${WHY}\ndrain ${R2} ${WHY}\n`, bin: c.box.bin, state: c.box.state });
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain("pulumi-kubeadm: node w2: drain failed, the node stays cordoned and the rollout stops here: error: cannot evict pod web-0 (w2): PodDisruptionBudget\n");
+  expect(r.stdout).toBe(`w1: drained: ${WHY}\n`);
+  expect(c.writes().slice(2).sort()).toEqual([drainOf("w1"), drainOf("w2")]);
+  expect([record(c.box.state, "w1"), record(c.box.state, "w2")]).toEqual([`${R1}\n`, undefined]);
+  // w2 keeps this component's mark: its uncordon (or a later run's drain) knows it is ours.
+  expect(c.nodes().w2).toBe(`|${WHY}`);
+  // Two failed: the first named, the others listed.
+  const two = nodesStub({ w1: {}, w2: {}, w3: {} }, { failDrain: ["w1", "w3"] });
+  const r2 = runBash(script(["w1", "w2", "w3"]), { stdin: `drain ${R1} ${WHY}\ndrain ${R2} ${WHY}\ndrain ${R3} ${WHY}\n`, bin: two.box.bin, state: two.box.state });
+  expect(r2.status).toBe(1);
+  expect(r2.stderr).toContain("pulumi-kubeadm: node w1: drain failed, the node stays cordoned and the rollout stops here: error: cannot evict pod web-0 (w1): PodDisruptionBudget; the drains of w3 failed too\n");
+  expect([record(two.box.state, "w1"), record(two.box.state, "w2"), record(two.box.state, "w3")]).toEqual([undefined, `${R2}\n`, undefined]);
+});

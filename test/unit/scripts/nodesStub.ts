@@ -1,0 +1,80 @@
+/**
+ * A kubectl stub over a few Nodes, for the drain and uncordon scripts run in bash: each Node is a file
+ * `<dir>/nodes/<name>` holding `<unschedulable>|<cordon mark>` (`true` or empty, as kubectl's jsonpath
+ * prints `.spec.unschedulable`), which `annotate`, `drain` (it cordons) and `uncordon` change as the API
+ * server would. A Node without a file cannot be read. Every call is recorded (`calls`), the reads left
+ * out of `writes`.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "fs";
+import { join } from "path";
+import { sandbox } from "./bash";
+
+export const CORDONED = "kubeadm.pulumi.com/cordoned";
+
+/** A Node as the stub starts it: cordoned (`unschedulable`) and/or carrying this component's mark. */
+export interface StubNode {
+  unschedulable?: boolean;
+  mark?: string;
+}
+
+export interface StubOptions {
+  /** Nodes whose drain fails (a PodDisruptionBudget), printing `error: cannot evict pod web-0 (<node>): PodDisruptionBudget`. */
+  failDrain?: string[];
+  /**
+   * Nodes whose drains must overlap: each one's drain waits (at most 20 s) until every one of them has
+   * started, and fails if they did not (drains run one after another).
+   */
+  together?: string[];
+  /** `get nodes` answers `lists[i]` (`name|mark` lines) on its i-th call, the last one from then on, instead of the files. */
+  lists?: string[];
+}
+
+/** The stub and its sandbox: `writes()` the calls other than reads, `nodes()` each Node's `unschedulable|mark` now. */
+export function nodesStub(nodes: Record<string, StubNode>, opts: StubOptions = {}) {
+  const box = sandbox();
+  const dir = join(box.dir, "nodes");
+  const started = join(box.dir, "started");
+  mkdirSync(dir);
+  mkdirSync(started);
+  for (const [name, n] of Object.entries(nodes)) writeFileSync(join(dir, name), `${n.unschedulable ? "true" : ""}|${n.mark ?? ""}\n`);
+  const calls = join(box.dir, "calls");
+  const count = join(box.dir, "lists");
+  const lists = opts.lists ?? [];
+  const cases = lists.map((l, i) => `${i}) printf '%b' ${JSON.stringify(l)} ;;`).join(" ");
+  box.stub(
+    "kubectl",
+    `shift 2; echo "$*" >>${calls}
+D=${dir}
+set_node() { printf '%s|%s\\n' "$2" "$3" >"$D/$1"; }
+case "$1" in
+get)
+  if [ "$2" = nodes ]; then
+    if [ ${lists.length} -gt 0 ]; then i=$(cat ${count} 2>/dev/null || echo 0); echo $((i + 1)) >${count}; [ "$i" -lt ${lists.length} ] || i=${lists.length - 1}; case $i in ${cases} esac; exit 0; fi
+    for f in "$D"/*; do IFS='|' read -r u m <"$f"; printf '%s|%s\\n' "$(basename "$f")" "$m"; done; exit 0
+  fi
+  [ -f "$D/$3" ] || { echo "Error from server (NotFound): nodes \\"$3\\" not found" >&2; exit 1; }
+  IFS='|' read -r u m <"$D/$3"
+  case "$*" in *unschedulable*) printf '%s|%s' "$u" "$m" ;; *) printf '%s' "$m" ;; esac ;;
+annotate)
+  IFS='|' read -r u m <"$D/$4"
+  case "$5" in ${CORDONED}-) set_node "$4" "$u" "" ;; ${CORDONED}=*) set_node "$4" "$u" "\${5#*=}" ;; esac ;;
+drain)
+  touch ${started}/"$2"
+  for other in ${(opts.together ?? []).join(" ")}; do
+    n=0; until [ -f ${started}/"$other" ]; do n=$((n + 1)); [ $n -lt 200 ] || { echo "error: $other not drained beside $2" >&2; exit 1; }; sleep 0.1; done
+  done
+  case " ${(opts.failDrain ?? []).join(" ")} " in *" $2 "*) echo "error: cannot evict pod web-0 ($2): PodDisruptionBudget" >&2; exit 1 ;; esac
+  IFS='|' read -r u m <"$D/$2"; set_node "$2" true "$m" ;;
+uncordon)
+  IFS='|' read -r u m <"$D/$2"; set_node "$2" "" "$m" ;;
+esac`,
+  );
+  const log = () => (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean) : []);
+  return {
+    box,
+    calls: log,
+    writes: () => log().filter((c) => !c.startsWith("get ")),
+    nodes: () => Object.fromEntries(readdirSync(dir).map((n) => [n, readFileSync(join(dir, n), "utf8").trim()])),
+    lookups: () => (existsSync(count) ? Number(readFileSync(count, "utf8")) : 0),
+  };
+}

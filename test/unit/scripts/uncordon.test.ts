@@ -1,0 +1,37 @@
+/**
+ * A rollout batch's uncordon for real in bash, against a kubectl stub over its members' Nodes: only the
+ * members carrying this component's cordon mark are uncordoned and their mark removed; an operator's
+ * cordon (unschedulable, no mark) stays; a member whose Node cannot be read fails the step, named.
+ */
+import { uncordonScripts } from "../../../components/steps/uncordon";
+import { runBash } from "./bash";
+import { CORDONED, nodesStub } from "./nodesStub";
+
+const WHY = "kubelet v1.33.2 -> v1.34.2";
+
+test("uncordons only the members this component cordoned and removes their mark; an operator's cordon stays", () => {
+  // w1 drained by the batch; w2 cordoned by an operator; w3 marked but schedulable (its drain failed
+  // before kubectl cordoned it); w4 untouched.
+  const c = nodesStub({ w1: { unschedulable: true, mark: WHY }, w2: { unschedulable: true }, w3: { mark: WHY }, w4: {} });
+  const r = runBash(uncordonScripts("cp1", ["w1", "w2", "w3", "w4"], "v1.34.2").create, { bin: c.box.bin, state: c.box.state });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  expect(r.stdout).toBe("w1: uncordoned\nw2: not cordoned by this component\nw3: uncordoned\nw4: not cordoned by this component\n");
+  expect(c.writes()).toEqual(["uncordon w1", `annotate --overwrite node w1 ${CORDONED}-`, `annotate --overwrite node w3 ${CORDONED}-`]);
+  expect(c.nodes()).toEqual({ w1: "|", w2: "true|", w3: "|", w4: "|" });
+});
+
+test("a member whose Node cannot be read fails the step naming it", () => {
+  const c = nodesStub({ w1: { unschedulable: true, mark: WHY } });
+  const r = runBash(uncordonScripts("cp1", ["w1", "w9"], "v1.34.2").create, { bin: c.box.bin, state: c.box.state });
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain("pulumi-kubeadm: node w9: cannot read the Node\n");
+  expect(c.writes()).toEqual(["uncordon w1", `annotate --overwrite node w1 ${CORDONED}-`]);
+});
+
+test("its text holds the target version (so it runs after every rollout) and the node it runs on, not a member's own step", () => {
+  const a = uncordonScripts("cp1", ["w1", "w2"], "v1.34.2").create;
+  expect(uncordonScripts("cp1", ["w1", "w2"], "v1.35.0").create).not.toBe(a);
+  expect(a).toContain(": rollout 'v1.34.2' on 'cp1'");
+  expect(uncordonScripts("cp1", ["w1", "w2"], "v1.34.2")).toEqual({ create: a, update: a });
+});
