@@ -1,0 +1,74 @@
+/**
+ * Rollout batches in the plan: the workers not gone, in plan order, `maxUnavailableWorkers` at a time,
+ * each with ONE drain and ONE uncordon step on the first control-plane node; the first batch drains
+ * after the control plane's last unit, each later one after the batch before is uncordoned; a member's
+ * upgrade runs while the batch ahead finishes (after its drain). (Fails on 150ba08: one drain per worker,
+ * no batches.)
+ */
+import { validateCluster } from "../../../components/kubeadm/validate";
+import { buildPlan, lineAfter } from "../../../components/plan/steps";
+import { checkPlanOrder } from "../../../components/plan/describe";
+import type { Step } from "../../../components/steps/kind";
+
+function plan(workers: number, maxUnavailableWorkers: number, gone: string[] = [], maxConcurrentJoins?: number): Step[] {
+  const nodes = ["cp1", ...Array.from({ length: workers }, (_, i) => `w${i + 1}`)].map((name, i) => ({
+    name,
+    role: i === 0 ? "control-plane" : "worker",
+    host: `10.0.0.${i + 1}`,
+    ...(gone.includes(name) ? { gone: true } : {}),
+  }));
+  return buildPlan(validateCluster({ kubernetesVersion: "v1.34.2", nodes, controlPlaneEndpoint: "10.0.0.1:6443" } as never), { maxUnavailableWorkers, ...(maxConcurrentJoins ? { maxConcurrentJoins } : {}) });
+}
+const batches = (steps: Step[], action: string) => steps.filter((s) => s.id.startsWith("batch_") && s.action === action).map((s) => [s.id, s.members]);
+const step = (steps: Step[], id: string) => {
+  const s = steps.find((x) => x.id === id);
+  if (s === undefined) throw new Error(`no step ${id}`);
+  return s;
+};
+/** What a step waits for: its `after` and its line's waits, in a cluster that existed (all joined) and in a new one. */
+const waits = (steps: Step[], id: string) => {
+  const s = step(steps, id);
+  return { after: s.after, existing: lineAfter(s.line, () => true), fresh: lineAfter(s.line, () => false) };
+};
+
+test("5 workers, maxUnavailableWorkers 2: batches w1 w2, w3 w4, w5, each one drain and one uncordon on cp1; no worker's own drain", () => {
+  const steps = plan(5, 2);
+  expect(batches(steps, "drain")).toEqual([["batch_1-drain", ["w1", "w2"]], ["batch_2-drain", ["w3", "w4"]], ["batch_3-drain", ["w5"]]]);
+  expect(batches(steps, "uncordon")).toEqual([["batch_1-uncordon", ["w1", "w2"]], ["batch_2-uncordon", ["w3", "w4"]], ["batch_3-uncordon", ["w5"]]]);
+  for (const s of steps.filter((x) => x.id.startsWith("batch_"))) expect({ id: s.id, runsOn: s.runsOn }).toEqual({ id: s.id, runsOn: "cp1" });
+  expect(steps.filter((s) => /^w[0-9]+-drain$/.test(s.id))).toEqual([]);
+  expect(() => checkPlanOrder(steps)).not.toThrow();
+});
+
+test("the batches' waits: drain after every member's upgrade (the first after the control plane's unit, later ones after the batch before is uncordoned), kubelet after its batch's drain, uncordon after every member's node-metadata", () => {
+  const steps = plan(5, 2);
+  expect(waits(steps, "batch_1-drain")).toEqual({ after: ["w1-upgrade", "w2-upgrade"], existing: ["cp1-node-metadata"], fresh: ["cp1-cluster-config"] });
+  expect(waits(steps, "batch_2-drain")).toEqual({ after: ["w3-upgrade", "w4-upgrade"], existing: ["batch_1-uncordon"], fresh: [] });
+  expect(waits(steps, "batch_3-drain")).toEqual({ after: ["w5-upgrade"], existing: ["batch_2-uncordon"], fresh: [] });
+  for (const [w, b] of [["w1", 1], ["w2", 1], ["w3", 2], ["w4", 2], ["w5", 3]] as const) {
+    expect(waits(steps, `${w}-kubelet`)).toEqual({ after: [`batch_${b}-drain`], existing: [], fresh: [] });
+    expect(waits(steps, `${w}-node-metadata`)).toEqual({ after: [`${w}-kubelet`], existing: [], fresh: [] });
+    // A member's upgrade (kubeadm's files) runs while the batch ahead finishes: after its drain.
+    expect(waits(steps, `${w}-upgrade`)).toEqual({ after: [`${w}-join`], existing: b === 1 ? [] : [`batch_${b - 1}-drain`], fresh: [] });
+  }
+  expect(waits(steps, "batch_1-uncordon")).toEqual({ after: ["w1-node-metadata", "w2-node-metadata"], existing: [], fresh: [] });
+  expect(waits(steps, "batch_3-uncordon")).toEqual({ after: ["w5-node-metadata"], existing: [], fresh: [] });
+});
+
+test("a gone worker is in no batch and has no drain step; the batches close up around it", () => {
+  const steps = plan(6, 2, ["w3"]);
+  expect(batches(steps, "drain")).toEqual([["batch_1-drain", ["w1", "w2"]], ["batch_2-drain", ["w4", "w5"]], ["batch_3-drain", ["w6"]]]);
+  expect(steps.filter((s) => s.node === "w3").map((s) => s.action).sort()).toEqual(["forget", "join", "join-token", "kubelet", "node-metadata", "prepare", "upgrade"]);
+  expect(steps.filter((s) => s.members?.includes("w3") || s.after.some((a) => a.startsWith("w3-")))).toEqual([]);
+  expect(() => checkPlanOrder(steps)).not.toThrow();
+});
+
+test("maxUnavailableWorkers 1: each batch is one worker; the plan order holds for every size", () => {
+  const steps = plan(5, 1);
+  expect(batches(steps, "drain")).toEqual([1, 2, 3, 4, 5].map((k) => [`batch_${k}-drain`, [`w${k}`]]));
+  expect(batches(steps, "uncordon")).toEqual([1, 2, 3, 4, 5].map((k) => [`batch_${k}-uncordon`, [`w${k}`]]));
+  expect(waits(steps, "batch_5-drain")).toEqual({ after: ["w5-upgrade"], existing: ["batch_4-uncordon"], fresh: [] });
+  // Batches across join waves of another size (a wave's node-metadata after its last member's).
+  for (const size of [1, 2, 3, 5, 6]) for (const joins of [1, 2, 4, 10]) expect(() => checkPlanOrder(plan(5, size, ["w2"], joins))).not.toThrow();
+  expect(batches(plan(5, 6), "drain")).toEqual([["batch_1-drain", ["w1", "w2", "w3", "w4", "w5"]]]);
+});
