@@ -92,7 +92,8 @@ export function drainScripts(input: DrainInput): StepScripts {
     ...(window ? [`flock -u 9`] : []),
     `out=$(mktemp -d); trap 'rm -rf "$out"' EXIT`,
     `for m in "\${todo[@]}"; do`,
-    `  { ${drainCommand('"$m"', input.timeoutSeconds, input.gracePeriodSeconds, "kc")} >"$out/$m.log" 2>&1; echo $? >"$out/$m.rc"; } &`,
+    // `|| rc=$?`: under set -e a failed drain would end the background job before its status is written.
+    `  { rc=0; ${drainCommand('"$m"', input.timeoutSeconds, input.gracePeriodSeconds, "kc")} >"$out/$m.log" 2>&1 || rc=$?; echo "$rc" >"$out/$m.rc"; } &`,
     `done`,
     `wait`,
     `failed=()`,
