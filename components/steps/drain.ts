@@ -25,9 +25,10 @@ export const CORDONED_ANNOTATION = "kubeadm.pulumi.com/cordoned";
 
 /** What a drain step needs. */
 export interface DrainInput {
-  /** The node whose SSH connection runs it (the first control-plane node): its name heads the messages of a batch. */
-  runsOn: string;
-  /** The nodes it drains when their verdict says so: one control-plane node, or a rollout batch of workers, in order. */
+  /**
+   * The nodes it drains when their verdict says so: one control-plane node, or a rollout batch of
+   * workers, in order. Messages about one member name it; the others name them all (`w3 and w4`).
+   */
   members: string[];
   timeoutSeconds: number;
   /** kubectl drain --grace-period; undefined = each pod's own. */
@@ -192,7 +193,7 @@ export const drain: StepKind = {
   action: "drain",
   summary: ({ cluster }) =>
     `cordon and drain if its kubelet is not at ${cluster.version.text} or its container runtime is switched (a new criSocket) (a failed drain stops the rollout here, the node stays cordoned)`,
-  scripts: ({ node, step, settings }) => drainScripts({ runsOn: step.runsOn, members: [node.name], ...drainSettings(settings) }),
+  scripts: ({ node, settings }) => drainScripts({ members: [node.name], ...drainSettings(settings) }),
   stdin: {
     reads: ({ node }) => [stepId(node.name, "upgrade")],
     render: ({ cluster, node }, v) => drainVerdict(v.stdout(stepId(node.name, "upgrade")), cluster.version.text, v.endpoint),
@@ -213,7 +214,7 @@ export const batchDrain: StepKind = {
   summary: ({ cluster, members }) =>
     `for ${membersWords(members ?? [])}, in one session, side by side: cordon and drain each whose kubelet is not at ${cluster.version.text} or whose container runtime is switched (a new criSocket); at most maxUnavailableWorkers Nodes cordoned by this component at once, checked in the cluster too (a failed drain stops the rollout here, the batch stays cordoned)`,
   scripts: ({ step, settings }) =>
-    drainScripts({ runsOn: step.runsOn, members: step.members ?? [], maxUnavailable: settings.maxUnavailableWorkers, ...drainSettings(settings) }),
+    drainScripts({ members: step.members ?? [], maxUnavailable: settings.maxUnavailableWorkers, ...drainSettings(settings) }),
   stdin: {
     reads: ({ step }) => (step.members ?? []).map((m) => stepId(m, "upgrade")),
     endpointsOf: ({ step }) => step.members ?? [],

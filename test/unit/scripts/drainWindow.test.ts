@@ -13,7 +13,7 @@ const drainOf = (m: string, timeout: number) => `drain ${m} --ignore-daemonsets 
 /** The batch w3 and w4's drain; `get nodes` answers `lists` (w3 carries a mark of an earlier run). */
 function batch(lists: string[], size: number, timeoutSeconds: number, stdin = BOTH) {
   const c = nodesStub({ w3: { mark: "earlier run" }, w4: {} }, { lists });
-  const r = runBash(drainScripts({ runsOn: "cp1", members: ["w3", "w4"], timeoutSeconds, maxUnavailable: size }).create, { stdin, bin: c.box.bin, state: c.box.state });
+  const r = runBash(drainScripts({ members: ["w3", "w4"], timeoutSeconds, maxUnavailable: size }).create, { stdin, bin: c.box.bin, state: c.box.state });
   return { c, r };
 }
 
@@ -43,7 +43,7 @@ test("a batch's drain waits for room: it cordons once another Node's mark is gon
 
 test("a control-plane node's drain (no window) and a batch whose members all keep look at no other Node", () => {
   const cp = nodesStub({ cp2: {} }, { lists: [`w1|x\\nw2|y\\n`] });
-  expect(runBash(drainScripts({ runsOn: "cp1", members: ["cp2"], timeoutSeconds: 0 }).create, { stdin: "drain - container runtime a -> b\n", bin: cp.box.bin, state: cp.box.state }).status).toBe(0);
+  expect(runBash(drainScripts({ members: ["cp2"], timeoutSeconds: 0 }).create, { stdin: "drain - container runtime a -> b\n", bin: cp.box.bin, state: cp.box.state }).status).toBe(0);
   expect(cp.lookups()).toBe(0);
   expect(cp.writes()).toEqual([`annotate --overwrite node cp2 ${CORDONED}=container runtime a -> b`, drainOf("cp2", 0)]);
   const keep = batch([`w1|x\\n`], 1, 0, "keep - kubelet at v1.34.2\nkeep - kubelet at v1.34.2\n");

@@ -46,7 +46,7 @@ function kubectl(unschedulable: boolean, mark: string) {
 }
 
 test("drain: marks the cordon as this component's, drains; an operator's cordon is drained but not marked", () => {
-  const script = drainScripts({ runsOn: "cp1", members: ["w1"], timeoutSeconds: 5 }).create;
+  const script = drainScripts({ members: ["w1"], timeoutSeconds: 5 }).create;
   const ours = kubectl(false, "");
   const r = runBash(script, { stdin: "drain - kubelet v1.33.2 -> v1.34.2\n", bin: ours.box.bin, state: ours.box.state });
   expect(r.status).toBe(0);
@@ -60,7 +60,7 @@ test("drain: marks the cordon as this component's, drains; an operator's cordon 
 });
 
 test("drain: once per upgrade report; run again on a report it drained for (a drain setting changed, --replace), it leaves an uncordoned node alone", () => {
-  const script = drainScripts({ runsOn: "cp1", members: ["w1"], timeoutSeconds: 5 }).create;
+  const script = drainScripts({ members: ["w1"], timeoutSeconds: 5 }).create;
   const DRAIN = "drain w1 --ignore-daemonsets --delete-emptydir-data --timeout=5s";
   const r1 = "drain 11111111-2222-4333-8444-555555555555 kubelet v1.33.2 -> v1.34.2\n";
   const first = kubectl(false, "");
