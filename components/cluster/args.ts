@@ -128,7 +128,7 @@ export interface ClusterArgs {
   drainTimeoutSeconds?: number;
   /** kubectl drain --grace-period, seconds. Default: each pod's own. */
   drainGracePeriodSeconds?: number;
-  /** Workers cordoned and upgraded (or migrated) at the same time during a rollout, at most. Default 1. */
+  /** Workers per rollout batch: drained together (one session), upgraded or migrated, then uncordoned together; one batch cordoned at a time. Default 1. */
   maxUnavailableWorkers?: number;
   /**
    * The kubeadm install command of an upgrade, bash, run on each node right before its `kubeadm upgrade
