@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync
 import { tmpdir } from "os";
 import { join } from "path";
 import { REPO_ROOT, hostPathOf } from "../nodes";
-import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, cordonedNodes, criStates, kubeadmEvents, labDown, labUp, ok, run, runCodeFrom, said, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
+import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, cordonedNodes, criStates, kubeadmEvents, labDown, labUp, ok, ran, run, runCodeFrom, said, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
 afterAll(labDown);
@@ -46,9 +46,13 @@ const BASE: TestNode[] = [
 ];
 const stack = (version: string, nodes: TestNode[] = BASE, extra: Record<string, unknown> = {}) => writeStack("moves", version, nodes, { ...LAB_INSTALLS, ...extra });
 
-/** Per node: what its drain step printed in the run ("drained: ..." / "no drain: ..."), or "-" when it did not run. */
+/**
+ * Per node: what the drain step printed of it in the run ("drained: ..." / "no drain: ..."), or "-" when
+ * none did: its own drain step's line under e5e8915 (`drained: ...`), a control-plane node's or its
+ * rollout batch's line under this code (`<node>: drained: ...`).
+ */
 const drains = (r: E2eRun, names: string[]) =>
-  Object.fromEntries(names.map((n) => [n, new RegExp(`e2e-${n}-drain[^\\n]*?((?:no drain|drained): [^\\n]*)`).exec(said(r))?.[1] ?? "-"]));
+  Object.fromEntries(names.map((n) => [n, new RegExp(`(?:e2e-${n}-drain[^\\n]*?|-drain[^\\n]*? ${n}: )((?:no drain|drained): [^\\n]*)`).exec(said(r))?.[1] ?? "-"]));
 const kubeletVersions = () => Object.fromEntries(Object.entries(storeNodes()).map(([n, v]) => [n, (v as unknown as { status: { nodeInfo: { kubeletVersion: string } } }).status.nodeInfo.kubeletVersion]));
 const nothingRuns = async (file: string) => {
   const again = await run(file);
@@ -90,7 +94,12 @@ test("a finished rollout made by e5e8915, moved to this code: kubeadm-config rea
   // upgrade apply rewrote the ConfigMap, and the write refused on it).
   expect(moved.resources.filter((r) => /-cluster-config(-read)?$/.test(r.name) && r.ran.length > 0).map((r) => r.name).sort()).toEqual(["e2e-cp-1-cluster-config", "e2e-cp-1-cluster-config-read"]);
   expect(said(moved)).toContain("kubeadm-config: already as wanted");
-  expect(moved.resources.filter((r) => r.ran.length > 0).map((r) => r.name).filter((n) => /-(upgrade|drain)$/.test(n)).sort()).toEqual(NAMES.flatMap((n) => [`e2e-${n}-drain`, `e2e-${n}-upgrade`]).sort());
+  // Every upgrade step reports again; the control-plane nodes' drains run on those reports; the workers'
+  // own drain steps go (no delete command: nothing runs) and their rollout batches' drains are made, and
+  // run on those reports too.
+  expect(ran(moved).filter((n) => /-(upgrade|drain):/.test(n)).sort()).toEqual(
+    [...NAMES.map((n) => `e2e-${n}-upgrade:update`), "e2e-cp-1-drain:update", "e2e-cp-2-drain:update", "e2e-worker-1-drain:delete", "e2e-worker-2-drain:delete", "e2e-batch_1-drain:create", "e2e-batch_2-drain:create"].sort(),
+  );
   expect(said(moved)).not.toContain("drained:");
   expect(cordonedNodes()).toEqual({ unschedulable: [], marked: [] });
   await nothingRuns(stack("v1.34.2"));
@@ -148,7 +157,8 @@ test("a rollout e5e8915 left at a blocked drain, moved to this code: finishes, e
   await nothingRuns(stack("v1.34.2", last));
 
   // --replace of every drain step, then a drain setting change, after the finished rollout and switches: no drain.
-  const urns = done.engine.steps.filter((s) => s.name.endsWith("-drain")).map((s) => s.urn);
+  // The drain steps in the state: the control-plane nodes' and the rollout batches' (the workers' own, deleted in `done`, are gone).
+  const urns = done.engine.steps.filter((s) => s.name.endsWith("-drain") && s.op !== "delete").map((s) => s.urn);
   expect(urns.length).toBe(4);
   const replaced = await run(stack("v1.34.2", last), "apply", [], { replace: urns });
   ok(replaced);

@@ -143,8 +143,12 @@ test("a criSocket change after a gate toggle switches the node's runtime in plac
   const result = await run(stack("v1.35.0", switched, off));
   ok(result);
   expect(said(result)).toContain(`drained: container runtime ${CONTAINERD} -> ${CRIO}`);
-  // Only that node's drain step ran; it was cordoned, drained, then uncordoned by node-metadata.
-  expect(result.resources.filter((r) => r.name.endsWith("-drain") && r.ran.length > 0).map((r) => r.name)).toEqual(["e2e-worker-1-drain"]);
+  // Only the drain of its rollout batch ran; it was cordoned, drained, then uncordoned by its own
+  // node-metadata (its endpoint changed), so the batch's uncordon (a version rollout's) did not run. Its
+  // join wave's node-metadata ran after it (with the gate off its stdin holds the members' endpoints).
+  const stepsRan = (r: E2eRun, end: RegExp) => [...new Set(r.resources.filter((x) => end.test(x.name) && x.ran.length > 0).map((x) => x.name))].sort();
+  expect(stepsRan(result, /-drain$/)).toEqual(["e2e-batch_1-drain"]);
+  expect(stepsRan(result, /-(uncordon|node-metadata)$/)).toEqual(["e2e-worker-1-node-metadata", "e2e-workers_1-node-metadata"]);
   expect(criStates(["worker-1"])["worker-1"]).toEqual({ instanceConfig: undefined, flag: CRIO, annotation: CRIO });
   expect(storeNodes()["worker-1"]?.spec.unschedulable ?? false).toBe(false);
   expect(since(before)).toEqual([]);
@@ -161,19 +165,21 @@ test("a change of the drain settings alone drains nothing: a drain step run agai
   const switched = [...BASE, WORKER_3].map((n) => (n.name === "worker-1" ? { ...n, criSocket: CRIO } : n));
   const off = { "kubeadm:featureGates": { NodeLocalCRISocket: false } };
   // Cordoned, and marked as cordoned by this component: worker-2 only, its operator's cordon (the second test).
-  const drainsRan = (r: E2eRun) => r.resources.filter((x) => x.name.endsWith("-drain") && x.ran.length > 0).map((x) => x.name).sort();
-  // maxUnavailableWorkers changes the workers' drain scripts only: no other step of theirs runs after
-  // them, so a node drained here would stay cordoned.
+  const drainsRan = (r: E2eRun) => [...new Set(r.resources.filter((x) => x.name.endsWith("-drain") && x.ran.length > 0).map((x) => x.name))].sort();
+  // maxUnavailableWorkers regroups the workers' rollout batches (w1, w2, w3 -> w1 w2, w3): the batches'
+  // steps are replaced (their create runs again) and the third deleted; no worker's own step runs, so a
+  // node drained here would stay cordoned.
   const window = await run(stack("v1.35.0", switched, { ...off, "kubeadm:maxUnavailableWorkers": 2 }));
   ok(window);
-  expect(drainsRan(window)).toEqual(["e2e-worker-1-drain", "e2e-worker-2-drain", "e2e-worker-3-drain"]);
+  expect(drainsRan(window)).toEqual(["e2e-batch_1-drain", "e2e-batch_2-drain", "e2e-batch_3-drain"]);
+  expect(window.resources.filter((x) => x.ran.length > 0 && !/^e2e-batch_\d-(drain|uncordon)$/.test(x.name)).map((x) => x.name)).toEqual([]);
   expect(said(window)).not.toContain("drained:");
   expect(cordonedNodes()).toEqual({ unschedulable: ["worker-2"], marked: [] });
-  // drainGracePeriodSeconds changes every node's drain script (and the delete of each node-metadata step but the first control-plane node's).
+  // drainGracePeriodSeconds changes every drain script (and the delete of each node-metadata step but the first control-plane node's).
   const grace = { ...off, "kubeadm:maxUnavailableWorkers": 2, "kubeadm:drainGracePeriodSeconds": 5 };
   const graced = await run(stack("v1.35.0", switched, grace));
   ok(graced);
-  expect(drainsRan(graced)).toEqual(["e2e-cp-1-drain", "e2e-cp-2-drain", "e2e-worker-1-drain", "e2e-worker-2-drain", "e2e-worker-3-drain"]);
+  expect(drainsRan(graced)).toEqual(["e2e-batch_1-drain", "e2e-batch_2-drain", "e2e-cp-1-drain", "e2e-cp-2-drain"]);
   expect(said(graced)).not.toContain("drained:");
   expect(cordonedNodes()).toEqual({ unschedulable: ["worker-2"], marked: [] });
   const again = await run(stack("v1.35.0", switched, grace));

@@ -102,7 +102,8 @@ test("a drain that fails on the second worker stops the rollout there; a re-run 
   const first = await run(at("v1.34.2"));
   expect(first.ok).toBe(false);
   const failed = first.resources.filter((r) => !r.ok);
-  expect(failed.map((r) => r.name)).toEqual(["e2e-worker-2-drain"]);
+  // worker-2 is the second rollout batch (maxUnavailableWorkers 1: one worker a batch).
+  expect(failed.map((r) => r.name)).toEqual(["e2e-batch_2-drain"]);
   expect(failed[0]?.error).toContain("pulumi-kubeadm: node worker-2: drain failed, the node stays cordoned and the rollout stops here");
   expect(failed[0]?.error).toContain("disruption budget");
   const store = storeNodes();
@@ -143,9 +144,9 @@ test("a worker's kubeadm upgrade runs while the worker ahead finishes its unit: 
   expect(first.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-1-kubelet"]);
   // Fails on 73a2577: worker-2's upgrade waited for worker-1's whole unit, so it had not run.
   expect(upgrades().map((e) => e.split(" ")[0])).toEqual(["cp-1", "cp-2", "cp-3", "worker-1", "worker-2"]);
-  // The window holds: worker-2 waits for worker-1's unit before its drain; worker-1 stays cordoned.
+  // The window holds: worker-2's batch waits for worker-1's (its uncordon) before its drain; worker-1 stays cordoned.
   const ran = (name: string) => (first.resources.find((r) => r.name === name)?.ran.length ?? 0) > 0;
-  expect({ drain2: ran("e2e-worker-2-drain"), kubelet2: ran("e2e-worker-2-kubelet"), upgrade3: ran("e2e-worker-3-upgrade") }).toEqual({ drain2: false, kubelet2: false, upgrade3: false });
+  expect({ drain2: ran("e2e-batch_2-drain"), kubelet2: ran("e2e-worker-2-kubelet"), upgrade3: ran("e2e-worker-3-upgrade") }).toEqual({ drain2: false, kubelet2: false, upgrade3: false });
   const store = storeNodes();
   expect([store["worker-1"]?.spec.unschedulable ?? false, store["worker-2"]?.spec.unschedulable ?? false, store["worker-3"]?.spec.unschedulable ?? false]).toEqual([true, false, false]);
   expect([nodeFile("worker-2", "/etc/lab-node/kubeadm-version"), nodeFile("worker-2", "/etc/lab-node/kubelet-version")]).toEqual(["v1.34.2\n", "v1.33.2\n"]);
@@ -165,8 +166,9 @@ test("a worker's kubeadm upgrade runs while the worker ahead finishes its unit: 
  * (restart, settle, Ready) takes far longer than a failing package install. The rollout stops there:
  * `ahead`'s kubelet step was under way and finishes, its node-metadata (the uncordon) never starts, so it
  * stays cordoned until the re-run, which finishes it and runs no kubeadm twice.
+ * @param uncordon the step that uncordons `ahead`: a control-plane node's `node-metadata`, a worker's batch's `uncordon`.
  */
-async function failsWhileAheadFinishes(stackName: string, ahead: string, failing: string): Promise<void> {
+async function failsWhileAheadFinishes(stackName: string, ahead: string, uncordon: string, failing: string): Promise<void> {
   const nodes = [...MIXED, { name: "worker-3", role: "worker" as const, criSocket: CONTAINERD, runtimes: ["containerd"] }];
   const failed = join(LAB_DIR, `${failing}-kubeadm-install-failed`);
   rmSync(failed, { force: true });
@@ -187,7 +189,7 @@ async function failsWhileAheadFinishes(stackName: string, ahead: string, failing
   const first = await run(at("v1.34.2"));
   expect(first.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual([`e2e-${failing}-upgrade`]);
   const ran = (name: string) => (first.resources.find((r) => r.name === name)?.ran.length ?? 0) > 0;
-  expect({ kubelet: ran(`e2e-${ahead}-kubelet`), metadata: ran(`e2e-${ahead}-node-metadata`) }).toEqual({ kubelet: true, metadata: false });
+  expect({ kubelet: ran(`e2e-${ahead}-kubelet`), uncordon: ran(`e2e-${uncordon}`) }).toEqual({ kubelet: true, uncordon: false });
   const cordoned = () => nodes.filter((n) => storeNodes()[n.name]?.spec.unschedulable === true).map((n) => n.name);
   expect(cordoned()).toEqual([ahead]);
   expect([nodeFile(ahead, "/etc/lab-node/kubelet-version"), nodeFile(failing, "/etc/lab-node/kubeadm-version")]).toEqual(["v1.34.2\n", "v1.33.2\n"]);
@@ -201,14 +203,14 @@ async function failsWhileAheadFinishes(stackName: string, ahead: string, failing
 // On 73a2577 the marker never comes (worker-2's upgrade waited for worker-1's whole unit): worker-1's
 // kubelet step waits until the test's time limit.
 test("a worker's kubeadm upgrade that fails while the worker ahead finishes its unit: the rollout stops there, so that worker (which did nothing wrong) stays cordoned until the re-run, which finishes it and runs no kubeadm twice", async () => {
-  await failsWhileAheadFinishes("lookahead-fails", "worker-1", "worker-2");
+  await failsWhileAheadFinishes("lookahead-fails", "worker-1", "batch_1-uncordon", "worker-2");
 });
 
 // The same at the control plane's end: the first worker's upgrade runs once the last control-plane node
 // is drained, beside its kubelet restart and uncordon. Before, it waited for that node's whole unit (the
 // marker never comes: cp-3's kubelet step waits until the test's time limit).
 test("the first worker's kubeadm upgrade that fails while the last control-plane node finishes its unit: that node stays cordoned until the re-run, which finishes it and runs no kubeadm twice", async () => {
-  await failsWhileAheadFinishes("lookahead-cp-fails", "cp-3", "worker-1");
+  await failsWhileAheadFinishes("lookahead-cp-fails", "cp-3", "cp-3-node-metadata", "worker-1");
 });
 
 test("a node whose declared runtime is gone (switched by hand): the toggle stops at its prepare step, naming the node and the socket, before any file changes", async () => {

@@ -94,10 +94,11 @@ test("the worker window under an upgrade that also adds a worker between two joi
     if (s === undefined) throw new Error(`no step ${name}`);
     return s;
   };
-  // worker-1 and worker-3 cordoned (drain .. node-metadata), maxUnavailableWorkers 1 (the default).
-  const unitOf = (w: string) => ({ start: step(`e2e-${w}-drain`).startedAt, end: step(`e2e-${w}-node-metadata`).endedAt ?? Infinity });
-  const w1 = unitOf("worker-1");
-  const w3 = unitOf("worker-3");
+  // worker-1 and worker-3 cordoned (their rollout batch's drain .. uncordon), maxUnavailableWorkers 1
+  // (the default: batch_1 is worker-1, batch_2 worker-2, batch_3 worker-3).
+  const unitOf = (b: string) => ({ start: step(`e2e-${b}-drain`).startedAt, end: step(`e2e-${b}-uncordon`).endedAt ?? Infinity });
+  const w1 = unitOf("batch_1");
+  const w3 = unitOf("batch_3");
   // Fails on 27ae950: worker-3 waits for worker-2's unit only (maxUnavailableWorkers places before it),
   // and worker-2, joining in this run, waits for no earlier unit: worker-3 upgrades beside worker-1.
   expect({ w1, w3, overlap: w3.start < w1.end && w1.start < w3.end }).toEqual({ w1, w3, overlap: false });
