@@ -152,10 +152,12 @@ test("a worker whose machine is gone: gone: true deletes its Node without SSH to
   expect(preview.engine.diagnostics.join("\n")).toContain('node "worker-1" is marked gone: this up deletes its Node object');
   const forgot = await run(stack("prod", marked));
   ok(forgot);
-  // Besides the forget, only the deletes of the join wave's steps (worker-1, now gone, was its last
-  // member), which have no delete command: nothing else runs.
-  expect(ranNames(forgot).sort()).toEqual(["prod-worker-1-forget", "prod-workers_1-join-material", "prod-workers_1-node-metadata"]);
-  expect(forgot.engine.steps.filter((s) => s.name.startsWith("prod-workers_1-")).map((s) => `${s.name}:${s.op}:${s.oldDelete === true}`).sort()).toEqual([
+  // Besides the forget, only the deletes of the join wave's and the rollout batch's steps (worker-1, now
+  // gone, was their last member), which have no delete command: nothing else runs.
+  expect(ranNames(forgot).sort()).toEqual(["prod-batch_1-drain", "prod-batch_1-uncordon", "prod-worker-1-forget", "prod-workers_1-join-material", "prod-workers_1-node-metadata"]);
+  expect(forgot.engine.steps.filter((s) => /^prod-(workers|batch)_1-/.test(s.name)).map((s) => `${s.name}:${s.op}:${s.oldDelete === true}`).sort()).toEqual([
+    "prod-batch_1-drain:delete:false",
+    "prod-batch_1-uncordon:delete:false",
     "prod-workers_1-join-material:delete:false",
     "prod-workers_1-node-metadata:delete:false",
   ]);
