@@ -234,8 +234,8 @@ export interface StepKind {
    * With `idleOnJoin`: the create that ran nothing stays so (`ignoreChanges: ["create"]`). Once the
    * node's `prepare` reports `joined=yes` (its next run, every upgrade) the create input would change
    * from unset to the script, which pulumi-command runs as an update; for a kind whose update does work
-   * nobody asked for (a worker's `join-token`: a bootstrap token on the first control-plane node) that
-   * change alone must not update it. A change of the script still does (the update input changes too).
+   * nobody asked for (a worker's `join-token`: a bootstrap token on the first control-plane node; a
+   * worker's `node-metadata`: its join wave made its edits) that change alone must not update it. A change of the script still does (the update input changes too).
    */
   idleCreateKept?: boolean;
   /** For the prepare step: whether the node had joined a cluster before this run, read from its stdout. */

@@ -168,7 +168,8 @@ export const nodeMetadata: StepKind = {
  * in this run (`idleOnJoin`): its join wave's `node-metadata` step does the edits and writes this step's
  * claim, after it. Its text holds no version: a version rollout does not run it (its rollout batch's
  * `uncordon` step uncordons the worker). Its update (a label, gate or endpoint change) runs the script as
- * for any node.
+ * for any node. An idle create stays so (`idleCreateKept`): the wave did its edits and wrote its claim, so
+ * the node's first rollout after its join (its `prepare` then reports it joined) does not run it.
  */
 export const workerNodeMetadata: StepKind = {
   ...nodeMetadata,
@@ -177,4 +178,5 @@ export const workerNodeMetadata: StepKind = {
     `${nodeMetadata.summary(w)}; on a node that joins in this run nothing runs here (its join wave's node-metadata does it); a version rollout does not run it (its rollout batch's uncordon does)`,
   scripts: (ctx) => scriptsOf(ctx, false),
   idleOnJoin: true,
+  idleCreateKept: true,
 };
