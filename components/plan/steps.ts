@@ -110,7 +110,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   const from = options.fromVersion;
   const change = from !== undefined && from !== to ? `${from} to ${to}` : `to ${to}`;
   const steps: Step[] = [];
-  const add = (node: ValidNode, runsOn: string, kind: StepKind, after: string[], line?: LineWait, wave?: Pick<Step, "members" | "material">, id = stepId(node.name, kind.action)): string => {
+  const add = (node: ValidNode, runsOn: string, kind: StepKind, after: string[], line?: LineWait, wave?: Pick<Step, "members" | "material" | "ahead">, id = stepId(node.name, kind.action)): string => {
     const frozen = node.gone && kind !== forget;
     steps.push({
       id,
@@ -219,7 +219,8 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     // are never cordoned at once); each later one once the batch before is uncordoned.
     const drainLine: LineWait =
       waitFor === undefined ? { ready: [controlPlaneDone] } : { window: { node: names[0] as string, firstControlPlane: cp1, size: workerWindow, waitFor, until: "unitDone" } };
-    const drained = add(first, cp1, batchDrain, names.map((m) => stepId(m, upgrade.action)), drainLine, { members: names }, stepId(batchId(b), batchDrain.action));
+    const ahead = (b === 0 ? cluster.controlPlane : (batches[b - 1] as ValidNode[])).map((n) => n.name);
+    const drained = add(first, cp1, batchDrain, names.map((m) => stepId(m, upgrade.action)), drainLine, { members: names, ahead }, stepId(batchId(b), batchDrain.action));
     const done = members.map((node) => {
       const kubeletDone = add(node, node.name, kubelet, [drained]);
       const metadata = add(node, cp1, workerNodeMetadata, [kubeletDone]);

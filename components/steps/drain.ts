@@ -34,10 +34,11 @@ export interface DrainInput {
   /** kubectl drain --grace-period; undefined = each pod's own. */
   gracePeriodSeconds?: number;
   /**
-   * Workers: `maxUnavailableWorkers`, the window enforced in the cluster too (the plan's batches enforce
-   * it in the graph): at most this many Nodes cordoned by this component at once. Undefined: no check.
+   * A rollout batch of workers: the window held in the cluster too (the plan's batches hold it in the
+   * graph). `ahead`: the nodes of the batch before (for the first batch, the control-plane nodes), whose
+   * cordon marks this drain waits on; `size`: `maxUnavailableWorkers`, for the message. Undefined: no check.
    */
-  maxUnavailable?: number;
+  window?: { ahead: string[]; size: number };
 }
 
 /**
@@ -53,15 +54,18 @@ export interface DrainInput {
  * the same time (`kubectl drain`, which cordons first). A failed drain (a PodDisruptionBudget, the
  * timeout) fails the step naming the node and kubectl's reason, once every drain ended; the members stay
  * cordoned and the rollout stops there.
- * With `maxUnavailable` (workers), the window holds in the cluster whatever the graph did: under a lock on
- * the first control-plane node (every drain runs there), the step waits while the Nodes other than its
- * members that carry this component's cordon mark, plus the members it drains, exceed that many, and fails
- * after `timeoutSeconds`, naming them and changing nothing.
+ * With `window` (workers), the window holds in the cluster whatever the graph did (a node's `prepare`
+ * report that was stale, so the plan's line did not wait): under a lock on the first control-plane node
+ * (every drain runs there), the step waits while a node of the batch ahead carries this component's
+ * cordon mark (that batch is between its drain and its uncordon), and fails after `timeoutSeconds`, naming
+ * them and changing nothing. Marks elsewhere do not hold it up: one a failed run left on a later batch's
+ * member (a smaller `maxUnavailableWorkers` since) or on a node taken out of `nodes` (removed at the end
+ * of the run) could never clear while it waits.
  * Stdout: one line per member, `<node>: drained: <reason>` or `<node>: no drain: <reason>`.
  */
 export function drainScripts(input: DrainInput): StepScripts {
   const annotation = `{.metadata.annotations.${CORDONED_ANNOTATION.replace(/\./g, "\\.")}}`;
-  const window = input.maxUnavailable !== undefined;
+  const window = input.window;
   const create = renderScript(membersWords(input.members), [
     `kc() { ${KUBECTL} "$@"; }`,
     `mark=${shellQuote(annotation)}`,
@@ -80,7 +84,7 @@ export function drainScripts(input: DrainInput): StepScripts {
     `done`,
     `[ \${#todo[@]} -gt 0 ] || exit 0`,
     `mkdir -p "$PK_STATE_DIR/drained" && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/drained"`,
-    ...(window ? windowLines(input.maxUnavailable as number, input.timeoutSeconds) : []),
+    ...(window ? windowLines(window.ahead, window.size, input.timeoutSeconds) : []),
     `for m in "\${todo[@]}"; do`,
     `  seen=$(kc get node "$m" -o jsonpath="{.spec.unschedulable}|$mark") || { PK_NODE=$m; pk_fail "cannot read the Node"; }`,
     `  IFS='|' read -r unschedulable ours <<<"$seen" || true`,
@@ -116,20 +120,19 @@ export function drainScripts(input: DrainInput): StepScripts {
 
 /**
  * The worker window in the cluster: take the drain lock (fd 9, released once the members to drain carry
- * their marks; `kc` and `$mark` as the step's script defines them), then wait while the Nodes other than the members that carry this component's cordon mark
- * (workers between their drain and their uncordon), plus the `${#todo[@]}` members to drain, exceed
- * `size`, at most `timeoutSeconds`.
+ * their marks; `kc` and `$mark` as the step's script defines them), then wait while a node of `ahead`
+ * carries this component's cordon mark, at most `timeoutSeconds`.
  */
-function windowLines(size: number, timeoutSeconds: number): string[] {
+function windowLines(ahead: string[], size: number, timeoutSeconds: number): string[] {
   return [
     `exec 9>"$PK_STATE_DIR/drain.lock"`,
     `flock 9`,
     `waited=0`,
     `while :; do`,
     `  marks=$(kc get nodes -o jsonpath="{range .items[*]}{.metadata.name}|$mark{\\"\\\\n\\"}{end}") || pk_fail "cannot list the Nodes"`,
-    `  busy=$(awk -F'|' -v mine=" \${members[*]} " '$2 != "" && index(mine, " " $1 " ") == 0 { printf "%s ", $1 }' <<<"$marks")`,
-    `  [ $(( $(wc -w <<<"$busy") + \${#todo[@]} )) -gt ${size} ] || break`,
-    `  [ "$waited" -lt ${timeoutSeconds} ] || pk_fail "maxUnavailableWorkers (${size}) reached: \${busy% } still cordoned by this component; nothing was changed on \${todo[*]}"`,
+    `  busy=$(awk -F'|' -v ahead=${shellQuote(` ${ahead.join(" ")} `)} '$2 != "" && index(ahead, " " $1 " ") > 0 { printf "%s ", $1 }' <<<"$marks")`,
+    `  [ -n "$busy" ] || break`,
+    `  [ "$waited" -lt ${timeoutSeconds} ] || pk_fail "maxUnavailableWorkers (${size}): \${busy% } (ahead in the rollout) still cordoned by this component; nothing was changed on \${todo[*]}"`,
     `  flock -u 9; sleep 2; waited=$((waited + 2)); flock 9`,
     `done`,
   ];
@@ -212,9 +215,9 @@ export const drain: StepKind = {
 export const batchDrain: StepKind = {
   action: "drain",
   summary: ({ cluster, members }) =>
-    `for ${membersWords(members ?? [])}, in one session, side by side: cordon and drain each whose kubelet is not at ${cluster.version.text} or whose container runtime is switched (a new criSocket); at most maxUnavailableWorkers Nodes cordoned by this component at once, checked in the cluster too (a failed drain stops the rollout here, the batch stays cordoned)`,
+    `for ${membersWords(members ?? [])}, in one session, side by side: cordon and drain each whose kubelet is not at ${cluster.version.text} or whose container runtime is switched (a new criSocket); after the batch ahead is uncordoned, checked in the cluster too (a failed drain stops the rollout here, the batch stays cordoned)`,
   scripts: ({ step, settings }) =>
-    drainScripts({ members: step.members ?? [], maxUnavailable: settings.maxUnavailableWorkers, ...drainSettings(settings) }),
+    drainScripts({ members: step.members ?? [], window: { ahead: step.ahead ?? [], size: settings.maxUnavailableWorkers }, ...drainSettings(settings) }),
   stdin: {
     reads: ({ step }) => (step.members ?? []).map((m) => stepId(m, "upgrade")),
     endpointsOf: ({ step }) => step.members ?? [],

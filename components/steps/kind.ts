@@ -33,6 +33,11 @@ export interface Step {
    * material. Unset: the node's own `join-token` step makes it (control-plane nodes).
    */
   material?: string;
+  /**
+   * A rollout batch's `drain`: the nodes whose cordon marks it waits on in the cluster (the batch before;
+   * for the first batch, the control-plane nodes). Unset for other steps.
+   */
+  ahead?: string[];
   /** The node whose SSH connection runs it (the first control-plane node for cluster-side steps). */
   runsOn: string;
   action: StepAction;

@@ -8,7 +8,7 @@ import { readFileSync, rmSync, writeFileSync } from "fs";
 import { join } from "path";
 import { parse, stringify } from "yaml";
 import { hostPathOf } from "../nodes";
-import { CONTAINERD, LAB_DIR, LAB_INSTALLS, MIXED, MIXED_ENDPOINTS, clusterConfiguration, criStates, expectedCriStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack, E2E_TEST_LIMIT_MS } from "./helpers";
+import { CONTAINERD, LAB_DIR, LAB_INSTALLS, MIXED, MIXED_ENDPOINTS, clusterConfiguration, cordonedNodes, criStates, expectedCriStates, kubeadmEvents, labDown, labUp, nodeFile, run, storeNodes, writeStack, E2E_TEST_LIMIT_MS } from "./helpers";
 import type { E2eRun } from "./helpers";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
@@ -131,6 +131,33 @@ test("a drain that fails on the second worker stops the rollout there; a re-run 
   expect(nodeFile("worker-2", "/etc/lab-node/kubelet-version")).toBe("v1.34.2\n");
   expect(Object.values(storeNodes()).map((n) => n.spec.unschedulable ?? false)).toEqual([false, false, false, false, false, false]);
   expect(criStates(["worker-2"])).toEqual({ "worker-2": expectedCriStates({ "worker-2": MIXED_ENDPOINTS["worker-2"] as string }, true)["worker-2"] });
+});
+
+// Found by review: a failed batch leaves its members marked as cordoned by this component; a smaller
+// maxUnavailableWorkers puts one of them in a later batch. Fails on 5a067a7: the drains counted every other
+// mark against the window, so batch_3-drain (worker-3) failed on worker-4's mark on every re-run
+// ("maxUnavailableWorkers (1) reached: worker-4 still cordoned"), which only batch_4 could clear.
+test("a drain that fails in a batch of two, re-run with maxUnavailableWorkers 1: the marks it left on a later batch hold up no drain; the re-run finishes, nothing left cordoned, no kubeadm twice", async () => {
+  const extra = (name: string) => ({ name, role: "worker" as const, criSocket: CONTAINERD, runtimes: ["containerd"] });
+  const nodes = [...MIXED, extra("worker-3"), extra("worker-4")];
+  const at = (version: string, window: number) => writeStack("shrink", version, nodes, { ...LAB_INSTALLS, "kubeadm:maxUnavailableWorkers": window, "kubeadm:drainTimeoutSeconds": 20 });
+  await labUp(at("v1.33.2", 2));
+  ok(await run(at("v1.33.2", 2)));
+  process.env.LAB_DIR = LAB_DIR;
+  const { setDrainBlock } = await import("../standin/store");
+  await setDrainBlock("worker-3", "Cannot evict pod as it would violate the pod's disruption budget.");
+  const first = await run(at("v1.34.2", 2));
+  expect(first.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-batch_2-drain"]);
+  // The batch's other member was drained too, and both stay cordoned.
+  const sorted = (c: { unschedulable: string[]; marked: string[] }) => ({ unschedulable: [...c.unschedulable].sort(), marked: [...c.marked].sort() });
+  expect(sorted(cordonedNodes())).toEqual({ unschedulable: ["worker-3", "worker-4"], marked: ["worker-3", "worker-4"] });
+  await setDrainBlock("worker-3", undefined);
+  const second = await run(at("v1.34.2", 1));
+  ok(second);
+  // Each node upgraded once (a batch's members side by side, so in no fixed order).
+  expect(upgrades().map((e) => e.split(" ")[0]).sort()).toEqual(nodes.map((n) => n.name).sort());
+  expect(cordonedNodes()).toEqual({ unschedulable: [], marked: [] });
+  expect(nodes.map((n) => nodeFile(n.name, "/etc/lab-node/kubelet-version"))).toEqual(nodes.map(() => "v1.34.2\n"));
 });
 
 test("a worker's kubeadm upgrade runs while the worker ahead finishes its unit: when that worker's kubelet fails, the next one has its kubeadm files and nothing more (not drained, kubelet untouched), the one after it is untouched; a re-run finishes, no node upgraded twice", async () => {

@@ -52,6 +52,15 @@ test("the batches' waits: drain after every member's upgrade (the first after th
     expect(waits(steps, `${w}-upgrade`)).toEqual({ after: [`${w}-join`], existing: b === 1 ? [] : [`batch_${b - 1}-drain`], fresh: [] });
   }
   expect(waits(steps, "batch_1-uncordon")).toEqual({ after: ["w1-node-metadata", "w2-node-metadata"], existing: [], fresh: [] });
+  // In the cluster, each drain waits on the marks of the batch ahead only (the first: the control-plane nodes).
+  expect(steps.filter((s) => s.id.startsWith("batch_")).map((s) => [s.id, s.ahead])).toEqual([
+    ["batch_1-drain", ["cp1"]],
+    ["batch_1-uncordon", undefined],
+    ["batch_2-drain", ["w1", "w2"]],
+    ["batch_2-uncordon", undefined],
+    ["batch_3-drain", ["w3", "w4"]],
+    ["batch_3-uncordon", undefined],
+  ]);
   expect(waits(steps, "batch_3-uncordon")).toEqual({ after: ["w5-node-metadata"], existing: [], fresh: [] });
 });
 

@@ -15,7 +15,7 @@ const R2 = "22222222-2222-4333-8444-555555555555";
 const R3 = "33333333-2222-4333-8444-555555555555";
 const WHY = "kubelet v1.33.2 -> v1.34.2";
 const drainOf = (m: string) => `drain ${m} --ignore-daemonsets --delete-emptydir-data --timeout=5s`;
-const script = (members: string[]) => drainScripts({ members, timeoutSeconds: 5, maxUnavailable: members.length }).create;
+const script = (members: string[]) => drainScripts({ members, timeoutSeconds: 5, window: { ahead: ["cp1"], size: members.length } }).create;
 const record = (state: string, m: string) => (existsSync(join(state, "drained", m)) ? readFileSync(join(state, "drained", m), "utf8") : undefined);
 
 test("two members to drain: both marked, then both drained side by side; both records written; one stdout line each", () => {
