@@ -80,10 +80,11 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    batch cordoned at a time, as kubeadm's upgrade guide takes workers: each member's `upgrade` (kubeadm's
  *    files only; it runs while the batch ahead finishes its unit), the batch's `drain` (one session on the
  *    first control-plane node: the members whose kubelet version or runtime changes, drained side by
- *    side), each member's `kubelet` and `node-metadata` (no command on a worker that joins in this run, nor
- *    for a version rollout), the batch's `uncordon` (one session); after a wave's last member's
- *    `node-metadata`, the wave's `node-metadata` (every member's Node edits in one session). A change of a
- *    wave's or a batch's members replaces its two steps (none has a delete).
+ *    side), each member's `kubelet`, the batch's `uncordon` (one session; the next batch's drain waits for
+ *    it), then each member's `node-metadata` (no command on a worker that joins in this run, nor for a
+ *    version rollout); after a wave's last member's `node-metadata`, the wave's `node-metadata` (every
+ *    member's Node edits in one session). A change of a wave's or a batch's members replaces its two
+ *    steps (none has a delete).
  *
  * "At the target" and the worker window are decided at run time from each node's own `prepare` report
  * (`joined=yes|no`, the step's `line`, resolved by {@link lineAfter}), never from the stack: a node that
@@ -210,7 +211,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     const waitFor = batchAhead(b);
     add(node, node.name, upgrade, [joined], waitFor !== undefined ? { window: { node: node.name, firstControlPlane: cp1, size: workerWindow, waitFor, until: "drained" } } : undefined);
   };
-  /** A batch's drain, its members' kubelet and node metadata (and a join wave's, after its last member's), its uncordon. */
+  /** A batch's drain, its members' kubelet, its uncordon, its members' node metadata (and a join wave's, after its last member's). */
   const rollBatch = (b: number): void => {
     const members = batches[b] as ValidNode[];
     const names = members.map((n) => n.name);
@@ -221,17 +222,19 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       waitFor === undefined ? { ready: [controlPlaneDone] } : { window: { node: names[0] as string, firstControlPlane: cp1, size: workerWindow, waitFor, until: "unitDone" } };
     const ahead = (b === 0 ? cluster.controlPlane : (batches[b - 1] as ValidNode[])).map((n) => n.name);
     const drained = add(first, cp1, batchDrain, names.map((m) => stepId(m, upgrade.action)), drainLine, { members: names, ahead }, stepId(batchId(b), batchDrain.action));
-    const done = members.map((node) => {
-      const kubeletDone = add(node, node.name, kubelet, [drained]);
-      const metadata = add(node, cp1, workerNodeMetadata, [kubeletDone]);
+    const kubelets = members.map((node) => add(node, node.name, kubelet, [drained]));
+    // The uncordon right after the kubelets: the next batch's drain waits for it alone. Each member's own
+    // node-metadata (which runs for a label, gate or runtime change, not for a version) comes after it,
+    // off the rollout's path; a join wave's after its last member's.
+    const uncordoned = add(first, cp1, batchUncordon, kubelets, undefined, { members: names }, stepId(batchId(b), batchUncordon.action));
+    for (const node of members) {
+      add(node, cp1, workerNodeMetadata, [uncordoned]);
       const wave = waves[waveOf.get(node.name) as number] as ValidNode[];
       if (wave[wave.length - 1] === node) {
         const k = waveOf.get(node.name) as number;
         add(first, cp1, waveMetadata, wave.map((m) => stepId(m.name, "node-metadata")), undefined, { members: wave.map((m) => m.name) }, stepId(waveId(k), waveMetadata.action));
       }
-      return metadata;
-    });
-    add(first, cp1, batchUncordon, done, undefined, { members: names }, stepId(batchId(b), batchUncordon.action));
+    }
   };
   cluster.workers.forEach((node) => {
     if (node.gone) {

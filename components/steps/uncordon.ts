@@ -2,11 +2,12 @@
  * Step kind `uncordon` of a rollout batch of workers (step id `<batch>-uncordon`), on the first
  * control-plane node: in ONE session, each member this component cordoned (annotation
  * `kubeadm.pulumi.com/cordoned`, set by the batch's `drain`) is uncordoned and its mark removed, once
- * every member's kubelet step and own `node-metadata` step are done (kubeadm's upgrade guide: uncordon
- * after the kubelet). A Node an operator cordoned stays so. Its text holds the target version, so it runs
- * after every version rollout; a runtime switch alone changes a member's own `node-metadata` (its
- * endpoint), which uncordons that member. Its create runs no command when no member had joined before this
- * run (`idleOnJoin`). No delete; its `triggers` are its members.
+ * every member's kubelet step is done (kubeadm's upgrade guide: uncordon after the kubelet); the members'
+ * own `node-metadata` steps come after it, off the rollout's path. A Node an operator cordoned stays so.
+ * Its text holds the target version and its stdin the members' CRI endpoints, so it runs after every
+ * version rollout and every runtime switch (the two things the batch's drain drains for). Its create runs
+ * no command when no member had joined before this run (`idleOnJoin`). No delete; its `triggers` are its
+ * members.
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
@@ -42,8 +43,13 @@ export function uncordonScripts(runsOn: string, members: string[], version: stri
 export const batchUncordon: StepKind = {
   action: "uncordon",
   shows: ["kubernetesVersion"],
-  summary: ({ members }) => `for ${membersWords(members ?? [])}, in one session: uncordon each that this component cordoned, after its kubelet; runs after every version rollout`,
+  summary: ({ members }) => `for ${membersWords(members ?? [])}, in one session: uncordon each that this component cordoned, after its kubelet; runs after every version rollout and runtime switch`,
   scripts: ({ cluster, step }) => uncordonScripts(step.runsOn, step.members ?? [], cluster.version.text),
+  // The members' endpoints, one line each (not read by the script): a runtime switch runs it.
+  stdin: {
+    endpointsOf: ({ step }) => step.members ?? [],
+    render: ({ step }, v) => (step.members ?? []).map((m) => `${m} ${v.endpointOf(m)}\n`).join(""),
+  },
   idleOnJoin: true,
   triggers: (ctx) => ctx.step.members ?? [],
 };

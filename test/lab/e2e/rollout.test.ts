@@ -143,12 +143,13 @@ test("a criSocket change after a gate toggle switches the node's runtime in plac
   const result = await run(stack("v1.35.0", switched, off));
   ok(result);
   expect(said(result)).toContain(`drained: container runtime ${CONTAINERD} -> ${CRIO}`);
-  // Only the drain of its rollout batch ran; it was cordoned, drained, then uncordoned by its own
-  // node-metadata (its endpoint changed), so the batch's uncordon (a version rollout's) did not run. Its
-  // join wave's node-metadata ran after it (with the gate off its stdin holds the members' endpoints).
+  // Only its rollout batch's drain and uncordon ran (their stdin holds the members' endpoints); its own
+  // node-metadata (the cri-socket annotation) after them, and its join wave's (with the gate off its stdin
+  // holds the members' endpoints).
   const stepsRan = (r: E2eRun, end: RegExp) => [...new Set(r.resources.filter((x) => end.test(x.name) && x.ran.length > 0).map((x) => x.name))].sort();
   expect(stepsRan(result, /-drain$/)).toEqual(["e2e-batch_1-drain"]);
-  expect(stepsRan(result, /-(uncordon|node-metadata)$/)).toEqual(["e2e-worker-1-node-metadata", "e2e-workers_1-node-metadata"]);
+  expect(stepsRan(result, /-(uncordon|node-metadata)$/)).toEqual(["e2e-batch_1-uncordon", "e2e-worker-1-node-metadata", "e2e-workers_1-node-metadata"]);
+  expect(said(result)).toContain("worker-1: uncordoned");
   expect(criStates(["worker-1"])["worker-1"]).toEqual({ instanceConfig: undefined, flag: CRIO, annotation: CRIO });
   expect(storeNodes()["worker-1"]?.spec.unschedulable ?? false).toBe(false);
   expect(since(before)).toEqual([]);

@@ -47,11 +47,11 @@ test("the batches' waits: drain after every member's upgrade (the first after th
   expect(waits(steps, "batch_3-drain")).toEqual({ after: ["w5-upgrade"], existing: ["batch_2-uncordon"], fresh: [] });
   for (const [w, b] of [["w1", 1], ["w2", 1], ["w3", 2], ["w4", 2], ["w5", 3]] as const) {
     expect(waits(steps, `${w}-kubelet`)).toEqual({ after: [`batch_${b}-drain`], existing: [], fresh: [] });
-    expect(waits(steps, `${w}-node-metadata`)).toEqual({ after: [`${w}-kubelet`], existing: [], fresh: [] });
+    expect(waits(steps, `${w}-node-metadata`)).toEqual({ after: [`batch_${b}-uncordon`], existing: [], fresh: [] });
     // A member's upgrade (kubeadm's files) runs while the batch ahead finishes: after its drain.
     expect(waits(steps, `${w}-upgrade`)).toEqual({ after: [`${w}-join`], existing: b === 1 ? [] : [`batch_${b - 1}-drain`], fresh: [] });
   }
-  expect(waits(steps, "batch_1-uncordon")).toEqual({ after: ["w1-node-metadata", "w2-node-metadata"], existing: [], fresh: [] });
+  expect(waits(steps, "batch_1-uncordon")).toEqual({ after: ["w1-kubelet", "w2-kubelet"], existing: [], fresh: [] });
   // In the cluster, each drain waits on the marks of the batch ahead only (the first: the control-plane nodes).
   expect(steps.filter((s) => s.id.startsWith("batch_")).map((s) => [s.id, s.ahead])).toEqual([
     ["batch_1-drain", ["cp1"]],
@@ -61,7 +61,7 @@ test("the batches' waits: drain after every member's upgrade (the first after th
     ["batch_3-drain", ["w3", "w4"]],
     ["batch_3-uncordon", undefined],
   ]);
-  expect(waits(steps, "batch_3-uncordon")).toEqual({ after: ["w5-node-metadata"], existing: [], fresh: [] });
+  expect(waits(steps, "batch_3-uncordon")).toEqual({ after: ["w5-kubelet"], existing: [], fresh: [] });
 });
 
 test("a gone worker is in no batch and has no drain step; the batches close up around it", () => {

@@ -81,12 +81,13 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   const prepares = ["cp1", "cp2", "cp3", "w1", "w2"].map((n) => reg(`c-${n}-prepare`));
   expect(Math.max(...prepares.map((r) => r.start))).toBeLessThan(Math.min(...prepares.map((r) => r.end)));
   // kubeadm's order in each unit: kubeadm (upgrade), drain, kubelet (package, files, restart), uncordon
-  // (a worker's drain and uncordon its rollout batch's: w2's batch_2).
+  // (a control-plane node's in its node-metadata; a worker's drain and uncordon its rollout batch's, w2's
+  // batch_2, and its own node-metadata after the uncordon).
   for (const [n, drain, uncordon] of [["cp2", "cp2-drain", undefined], ["w2", "batch_2-drain", "batch_2-uncordon"]] as const) {
     expect(reg(`c-${drain}`).start).toBeGreaterThan(reg(`c-${n}-upgrade`).end);
     expect(reg(`c-${n}-kubelet`).start).toBeGreaterThan(reg(`c-${drain}`).end);
-    expect(reg(`c-${n}-node-metadata`).start).toBeGreaterThan(reg(`c-${n}-kubelet`).end);
-    if (uncordon !== undefined) expect(reg(`c-${uncordon}`).start).toBeGreaterThan(reg(`c-${n}-node-metadata`).end);
+    expect(reg(`c-${n}-node-metadata`).start).toBeGreaterThan(reg(`c-${uncordon ?? `${n}-kubelet`}`).end);
+    if (uncordon !== undefined) expect(reg(`c-${uncordon}`).start).toBeGreaterThan(reg(`c-${n}-kubelet`).end);
   }
 });
 
@@ -108,12 +109,14 @@ test("the rollout line does not depend on anything the caller passes: workers at
   expect(reg("c-batch_3-drain").start).toBeGreaterThan(reg("c-batch_2-uncordon").end);
   for (const w of ["w3", "w4"]) expect(reg(`c-${w}-upgrade`).start).toBeGreaterThan(reg("c-batch_1-drain").end);
   expect(reg("c-w5-upgrade").start).toBeGreaterThan(reg("c-batch_2-drain").end);
-  // A batch drains once every member is upgraded; it is uncordoned once every member's node-metadata is done.
+  // A batch drains once every member is upgraded; it is uncordoned once every member's kubelet is done,
+  // and each member's node-metadata comes after that.
   for (const [b, members] of [["batch_1", ["w1", "w2"]], ["batch_2", ["w3", "w4"]], ["batch_3", ["w5"]]] as const) {
     for (const w of members) {
       expect(reg(`c-${b}-drain`).start).toBeGreaterThan(reg(`c-${w}-upgrade`).end);
       expect(reg(`c-${w}-kubelet`).start).toBeGreaterThan(reg(`c-${b}-drain`).end);
-      expect(reg(`c-${b}-uncordon`).start).toBeGreaterThan(reg(`c-${w}-node-metadata`).end);
+      expect(reg(`c-${b}-uncordon`).start).toBeGreaterThan(reg(`c-${w}-kubelet`).end);
+      expect(reg(`c-${w}-node-metadata`).start).toBeGreaterThan(reg(`c-${b}-uncordon`).end);
     }
   }
   // One batch (at most 2 workers) between its drain and its uncordon at any moment; at most 2 workers
@@ -183,12 +186,13 @@ test("describePlan lists every step of the desired state in order, known without
   );
   expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token, workers_1-join-material)");
   expect(plan[index("workers_1-node-metadata")]).toContain("c-workers_1-node-metadata (on cp1, after w1-node-metadata, w2-node-metadata): for w1 and w2, in one session:");
-  expect(index("workers_1-node-metadata")).toBe(plan.length - 2);
-  expect(index("batch_2-uncordon")).toBe(plan.length - 1);
+  expect(index("workers_1-node-metadata")).toBe(plan.length - 1);
+  expect(index("batch_2-uncordon")).toBe(plan.length - 3);
   expect(plan[index("w2-upgrade")]).toContain("(after w2-join; if w2 or cp1 had joined before this run: after batch_1-drain (kubeadm's files here while batch_1 finishes its unit))");
   expect(plan[index("batch_1-drain")]).toContain("c-batch_1-drain (on cp1, after w1-upgrade; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join): for w1, in one session, side by side:");
   expect(plan[index("batch_2-drain")]).toContain("(on cp1, after w2-upgrade; if w2 or cp1 had joined before this run: after batch_1-uncordon (at most 1 worker(s) cordoned at once, in line order))");
-  expect(plan[index("batch_2-uncordon")]).toContain("c-batch_2-uncordon (on cp1, after w2-node-metadata): for w2, in one session: uncordon each that this component cordoned");
+  expect(plan[index("batch_2-uncordon")]).toContain("c-batch_2-uncordon (on cp1, after w2-kubelet): for w2, in one session: uncordon each that this component cordoned");
+  expect(plan[index("w2-node-metadata")]).toContain("c-w2-node-metadata (on cp1, after batch_2-uncordon): ");
   expect(index("w2-drain")).toBe(-1);
   expect(plan[index("cp1-upgrade")]).toContain("(after cp1-cluster-config): to v1.33.2: if the node is not at v1.33.2: the kubeadm package, kubeadm upgrade apply v1.33.2");
   expect(plan[index("cp1-init")]).toContain("(after cp1-prepare, cp2-prepare, cp3-prepare, w1-prepare, w2-prepare)");

@@ -129,12 +129,12 @@ test("nodes that had joined keep the line: member workers cordoned one batch at 
   expect(reg("c-w2-join-token").start).toBeLessThan(reg("c-cp1-drain").end);
   // w2 (new, joining a cluster that existed) keeps its place: its batch's drain (no command) waits for
   // batch_1's uncordon, and batch_3's for batch_2's, so w1 and w3 are never cordoned at the same time;
-  // each upgrade waits for the drain of the batch ahead; each uncordon for its member's node-metadata.
+  // each upgrade waits for the drain of the batch ahead; each uncordon for its member's kubelet.
   for (let k = 2; k <= 5; k++) {
     expect(reg(`c-batch_${k}-drain`).start).toBeGreaterThan(reg(`c-batch_${k - 1}-uncordon`).end);
     expect(reg(`c-w${k}-upgrade`).start).toBeGreaterThan(reg(`c-batch_${k - 1}-drain`).end);
     expect(reg(`c-batch_${k}-drain`).start).toBeGreaterThan(reg(`c-w${k}-upgrade`).end);
-    expect(reg(`c-batch_${k}-uncordon`).start).toBeGreaterThan(reg(`c-w${k}-node-metadata`).end);
+    expect(reg(`c-batch_${k}-uncordon`).start).toBeGreaterThan(reg(`c-w${k}-kubelet`).end);
   }
   expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w2-join").end);
   const cordoned = ["1", "3", "4", "5"].map((k) => [reg(`c-batch_${k}-drain`).start, reg(`c-batch_${k}-uncordon`).end] as const);
