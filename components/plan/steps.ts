@@ -5,7 +5,7 @@
  * `up` does. This file decides only which steps exist and their order; what a step does is its kind's.
  */
 import type { ValidCluster, ValidNode } from "../kubeadm/types";
-import type { LineNode, LineWait, Step, StepKind } from "../steps/kind";
+import type { LineNode, LineWait, Step, StepGroup, StepKind } from "../steps/kind";
 import { stepId } from "../steps/ids";
 import { prepare } from "../steps/prepare";
 import { init } from "../steps/init";
@@ -22,7 +22,7 @@ import { kubelet } from "../steps/kubelet";
 import { nodeMetadata, workerNodeMetadata } from "../steps/nodeMetadata";
 import { forget } from "../steps/forget";
 
-export type { LineNode, LineWait, Step, StepAction } from "../steps/kind";
+export type { LineNode, LineWait, Step, StepAction, StepGroup } from "../steps/kind";
 export { stepId } from "../steps/ids";
 
 /** Options of the plan. */
@@ -111,7 +111,9 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   const from = options.fromVersion;
   const change = from !== undefined && from !== to ? `${from} to ${to}` : `to ${to}`;
   const steps: Step[] = [];
-  const add = (node: ValidNode, runsOn: string, kind: StepKind, after: string[], line?: LineWait, wave?: Pick<Step, "members" | "material" | "ahead">, id = stepId(node.name, kind.action)): string => {
+  const add = (node: ValidNode, runsOn: string, kind: StepKind, after: string[], line?: LineWait, wave?: Pick<Step, "members" | "group" | "material" | "ahead">): string => {
+    // A group's step is named after its group (`batch_1-drain`), a node's after its node.
+    const id = stepId(wave?.group?.id ?? node.name, kind.action);
     const frozen = node.gone && kind !== forget;
     steps.push({
       id,
@@ -202,7 +204,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       // for: the token's lifetime starts when the wave can start joining, not hours before; a failed
       // join stops the run with at most the next wave's token made (stale if fixed hours later).
       const own = (waves[k] as ValidNode[]).map(token);
-      materialOf[k] = add(first, cp1, joinMaterial, [configured, ...own, ...aheadJoined], controlPlaneUpgraded, { members }, stepId(waveId(k), joinMaterial.action));
+      materialOf[k] = add(first, cp1, joinMaterial, [configured, ...own, ...aheadJoined], controlPlaneUpgraded, { members, group: joinWave(k) });
     }
     const material = token(node);
     const waveMaterial = materialOf[k] as string;
@@ -221,18 +223,18 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     const drainLine: LineWait =
       waitFor === undefined ? { ready: [controlPlaneDone] } : { window: { node: names[0] as string, firstControlPlane: cp1, size: workerWindow, waitFor, until: "unitDone" } };
     const ahead = (b === 0 ? cluster.controlPlane : (batches[b - 1] as ValidNode[])).map((n) => n.name);
-    const drained = add(first, cp1, batchDrain, names.map((m) => stepId(m, upgrade.action)), drainLine, { members: names, ahead }, stepId(batchId(b), batchDrain.action));
+    const drained = add(first, cp1, batchDrain, names.map((m) => stepId(m, upgrade.action)), drainLine, { members: names, group: rolloutBatch(b), ahead });
     const kubelets = members.map((node) => add(node, node.name, kubelet, [drained]));
     // The uncordon right after the kubelets: the next batch's drain waits for it alone. Each member's own
     // node-metadata (which runs for a label, gate or runtime change, not for a version) comes after it,
     // off the rollout's path; a join wave's after its last member's.
-    const uncordoned = add(first, cp1, batchUncordon, kubelets, undefined, { members: names }, stepId(batchId(b), batchUncordon.action));
+    const uncordoned = add(first, cp1, batchUncordon, kubelets, undefined, { members: names, group: rolloutBatch(b) });
     for (const node of members) {
       add(node, cp1, workerNodeMetadata, [uncordoned]);
       const wave = waves[waveOf.get(node.name) as number] as ValidNode[];
       if (wave[wave.length - 1] === node) {
         const k = waveOf.get(node.name) as number;
-        add(first, cp1, waveMetadata, wave.map((m) => stepId(m.name, "node-metadata")), undefined, { members: wave.map((m) => m.name) }, stepId(waveId(k), waveMetadata.action));
+        add(first, cp1, waveMetadata, wave.map((m) => stepId(m.name, "node-metadata")), undefined, { members: wave.map((m) => m.name), group: joinWave(k) });
       }
     }
   };
@@ -268,6 +270,11 @@ export function waveId(k: number): string {
 export function batchId(b: number): string {
   return `batch_${b + 1}`;
 }
+
+/** The `k`-th join wave (from 0) as a step's group. */
+const joinWave = (k: number): StepGroup => ({ kind: "join wave", id: waveId(k) });
+/** The `b`-th rollout batch (from 0) as a step's group. */
+const rolloutBatch = (b: number): StepGroup => ({ kind: "rollout batch", id: batchId(b) });
 
 /** `items` in runs of `size`, in order (the last one may be shorter). */
 function chunks<T>(items: T[], size: number): T[][] {

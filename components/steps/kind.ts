@@ -14,6 +14,13 @@ import type { StepScripts } from "../scripts/types";
 /** A step kind's name, e.g. `prepare`; the last part of its step id. */
 export type StepAction = string;
 
+/** A join wave (workers joining together) or a rollout batch (workers cordoned together), by id. */
+export interface StepGroup {
+  kind: "join wave" | "rollout batch";
+  /** `workers_<k>` (a join wave) or `batch_<b>` (a rollout batch). */
+  id: string;
+}
+
 /** One step of the plan. */
 export interface Step {
   /** `<node>-<action>`; the resource is named `<cluster>-<id>`. Unique in a plan. */
@@ -28,6 +35,11 @@ export interface Step {
    * `triggers`: a change of them replaces the step). Unset for a node's step.
    */
   members?: string[];
+  /**
+   * A join wave's or rollout batch's step: which group it belongs to, and the group's id (the prefix of
+   * its step id: `workers_1`, `batch_1`). Unset for a node's step.
+   */
+  group?: StepGroup;
   /**
    * A worker's `join`: the id of its join wave's `join-material` step, whose stdout is its join
    * material. Unset: the node's own `join-token` step makes it (control-plane nodes).

@@ -4,7 +4,6 @@
  * shows a changed value there as one changed line; the scripts are hidden from the diff.
  */
 import type { ShownValue, StepContext } from "./kind";
-import { groupWords } from "./ids";
 
 /** The title and values of a step. */
 export interface StepValues {
@@ -27,7 +26,7 @@ export function stepValues(ctx: StepContext, endpoint: string): StepValues {
     NodeLocalCRISocket: () => `${cluster.nodeLocalCriSocket}`,
   };
   return {
-    title: step.members !== undefined ? `pulumi-kubeadm step ${step.action} of ${groupWords(step.id.slice(0, -step.action.length - 1))} on node ${node.name}` : `pulumi-kubeadm step ${step.action} on node ${node.name}`,
+    title: step.group !== undefined ? `pulumi-kubeadm step ${step.action} of ${step.group.kind} ${step.group.id} on node ${node.name}` : `pulumi-kubeadm step ${step.action} on node ${node.name}`,
     values: (step.kind.shows ?? []).map((k) => [k, value[k]()]),
   };
 }
