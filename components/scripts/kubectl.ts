@@ -7,6 +7,14 @@
 export const KUBECTL = "kubectl --kubeconfig /etc/kubernetes/admin.conf";
 
 /**
+ * The kubectl jsonpath of one annotation of an object: `{.metadata.annotations.<key>}`, the dots of the
+ * key escaped (`kubeadm\.pulumi\.com/cordoned`), as kubectl's jsonpath needs them. Not shell-quoted.
+ */
+export function annotationJsonpath(key: string): string {
+  return `{.metadata.annotations.${key.replace(/\./g, "\\.")}}`;
+}
+
+/**
  * The `kubectl drain` command for a node (it cordons first): DaemonSet pods ignored, emptyDir data
  * deleted, `--timeout` in seconds, `--grace-period` when given (else each pod's own).
  * @param node the node as ONE shell word: a shellQuote'd name, or a quoted variable (`"$m"`).

@@ -12,7 +12,7 @@
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
-import { KUBECTL, drainCommand } from "../scripts/kubectl";
+import { KUBECTL, annotationJsonpath, drainCommand } from "../scripts/kubectl";
 import { parseFileSnapshot } from "../scripts/files";
 import { KUBELET_FILES, type FileState } from "../kubeadm/nodeFiles";
 import type { StepScripts } from "../scripts/types";
@@ -64,7 +64,7 @@ export interface DrainInput {
  * Stdout: one line per member, `<node>: drained: <reason>` or `<node>: no drain: <reason>`.
  */
 export function drainScripts(input: DrainInput): StepScripts {
-  const annotation = `{.metadata.annotations.${CORDONED_ANNOTATION.replace(/\./g, "\\.")}}`;
+  const annotation = annotationJsonpath(CORDONED_ANNOTATION);
   const window = input.window;
   const create = renderScript(membersWords(input.members), [
     `kc() { ${KUBECTL} "$@"; }`,

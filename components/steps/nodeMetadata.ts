@@ -6,7 +6,7 @@
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
-import { KUBECTL, drainCommand } from "../scripts/kubectl";
+import { KUBECTL, annotationJsonpath, drainCommand } from "../scripts/kubectl";
 import type { StepScripts } from "../scripts/types";
 import type { StepContext, StepKind } from "./kind";
 import { CORDONED_ANNOTATION } from "./drain";
@@ -101,10 +101,9 @@ export function nodeMetadataLines(input: NodeMetadataEdits): string[] {
   const node = shellQuote(input.node);
   const labels = Object.entries(input.labels).map(([k, v]) => shellQuote(`${k}=${v}`));
   const managed = Object.keys(input.labels).sort().join(",");
-  const annotationPath = (key: string) => `{.metadata.annotations.${key.replace(/\./g, "\\.")}}`;
   // One read of what the step needs (kubectl jsonpath: literal text between the expressions).
   const read = shellQuote(
-    `{.spec.unschedulable}|${annotationPath(MANAGED_LABELS_ANNOTATION)}|${annotationPath(CRI_SOCKET_ANNOTATION)}|${annotationPath(CORDONED_ANNOTATION)}`,
+    `{.spec.unschedulable}|${annotationJsonpath(MANAGED_LABELS_ANNOTATION)}|${annotationJsonpath(CRI_SOCKET_ANNOTATION)}|${annotationJsonpath(CORDONED_ANNOTATION)}`,
   );
   return [
     ...(input.version !== undefined ? [`: rollout ${shellQuote(input.version)}`] : []),

@@ -11,7 +11,7 @@
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
-import { KUBECTL } from "../scripts/kubectl";
+import { KUBECTL, annotationJsonpath } from "../scripts/kubectl";
 import type { StepScripts } from "../scripts/types";
 import type { StepKind } from "./kind";
 import { CORDONED_ANNOTATION } from "./drain";
@@ -24,7 +24,7 @@ import { membersWords } from "./words";
  * @param version the target version, a comment line of the text (so the step runs after every rollout).
  */
 export function uncordonScripts(runsOn: string, members: string[], version: string): StepScripts {
-  const annotation = `{.metadata.annotations.${CORDONED_ANNOTATION.replace(/\./g, "\\.")}}`;
+  const annotation = annotationJsonpath(CORDONED_ANNOTATION);
   const create = renderScript(membersWords(members), [
     `: rollout ${shellQuote(version)} on ${shellQuote(runsOn)}`,
     `for m in ${members.map(shellQuote).join(" ")}; do`,
