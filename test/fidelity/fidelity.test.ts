@@ -4,6 +4,7 @@
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
@@ -13,7 +14,7 @@ import { KnownDifference, changedLines, explain } from "./known";
 import { CaseResult, cellText, counts, renderTable } from "./report";
 import { runInNamespace, prepareRoot } from "./namespace";
 import { parseOptions, selectPhases } from "./run";
-import { KUBE_APISERVER_VERSION, realKubeconfig, replaceObject, startRealApi } from "./kubeapiserver";
+import { KUBE_APISERVER_VERSION, freePorts, realKubeconfig, replaceObject, startRealApi } from "./kubeapiserver";
 import { UPLOAD_INPUTS, dataText, uploadCases } from "./uploadconfig";
 import { UPGRADE_INPUTS, clusterConfiguration, upgradeCases } from "./upgrade";
 
@@ -174,6 +175,36 @@ describe("upgrade and upload-config cases, and the real API", () => {
   // The real API (etcd from Debian, kube-apiserver from tools/build-kubeadm.sh's cache): only where both are here.
   const cachedApiserver = path.join(process.env.PULUMI_KUBEADM_CACHE ?? path.join(os.homedir(), ".cache", "pulumi-kubeadm"), "kube-apiserver", KUBE_APISERVER_VERSION, "kube-apiserver");
   const haveApi = fs.existsSync(cachedApiserver) && spawnSync("etcd", ["--version"]).status === 0;
+  (haveApi ? test : test.skip)(
+    "a start whose port another process took in the meantime is tried again on new ports",
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fidelity-api-"));
+      const taken = net.createServer();
+      await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", () => resolve()));
+      const picks: number[][] = [];
+      const pick = async () => {
+        const free = await freePorts(3);
+        // The first attempt's API port is held by another process, as when a freed port is reused.
+        picks.push(picks.length === 0 ? [free[0] as number, free[1] as number, (taken.address() as net.AddressInfo).port] : free);
+        return picks[picks.length - 1] as number[];
+      };
+      try {
+        const api = await startRealApi(dir, cachedApiserver, pick);
+        try {
+          expect(picks.length).toBe(2);
+          expect(api.url).toBe(`https://127.0.0.1:${picks[1]?.[2]}`);
+          expect((await api.request("GET", "/api/v1/namespaces/kube-system")).code).toBe(200);
+        } finally {
+          await api.stop();
+        }
+      } finally {
+        taken.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    120000,
+  );
+
   (haveApi ? test : test.skip)(
     "the real API starts, replaces objects, and its audit log names who asked for what",
     async () => {

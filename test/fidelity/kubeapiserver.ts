@@ -38,15 +38,18 @@ export interface RealApi {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
+/** `n` distinct free ports on 127.0.0.1: all held open at once, then released together. */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise<net.Server>((resolve, reject) => {
+      const s = net.createServer();
+      s.on("error", reject);
+      s.listen(0, "127.0.0.1", () => resolve(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  return ports;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -97,8 +100,25 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts etcd (`etcd` on PATH) and `kubeApiserver` under `dir`; rejects, with the logs' tails, if the API is not ready within a minute. */
-export async function startRealApi(dir: string, kubeApiserver: string): Promise<RealApi> {
+/**
+ * Starts etcd (`etcd` on PATH) and `kubeApiserver` under `dir`; rejects, with the logs' tails, if the API is
+ * not ready within a minute. The ports are picked free and then released, so another process may take one
+ * before etcd or the API server binds it: a start that failed on `address already in use` is tried again
+ * on new ports, three times at most.
+ * @param pickPorts the etcd client, etcd peer and API ports of an attempt (default: three free ones).
+ */
+export async function startRealApi(dir: string, kubeApiserver: string, pickPorts: () => Promise<number[]> = () => freePorts(3)): Promise<RealApi> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRealApiOnce(dir, kubeApiserver, await pickPorts());
+    } catch (e) {
+      if (attempt >= 3 || !/address already in use/.test(String(e))) throw e;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+async function startRealApiOnce(dir: string, kubeApiserver: string, [etcdClient, etcdPeer, apiPort]: number[]): Promise<RealApi> {
   fs.mkdirSync(dir, { recursive: true });
   const pki = path.join(dir, "pki");
   fs.mkdirSync(pki, { recursive: true });
@@ -111,7 +131,6 @@ export async function startRealApi(dir: string, kubeApiserver: string): Promise<
   const audit = path.join(dir, "audit.log");
   fs.writeFileSync(path.join(dir, "audit-policy.yaml"), "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n");
 
-  const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
   const etcdLog = fs.openSync(path.join(dir, "etcd.log"), "w");
   const etcd = spawn("etcd", [
     "--name", "fidelity", "--data-dir", path.join(dir, "etcd"),
