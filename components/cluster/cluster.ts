@@ -314,11 +314,13 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
 
 /**
  * Whether an `idleOnJoin` step's create runs its script: its node had joined before this run (its prepare
- * report), or, for a batch's step (`members`), any member had. True where no report exists.
+ * report), or, for a batch's step (`members`), any member had, or any node it uncordons first
+ * (`uncordonsFirst`: the batch before). True where no report exists.
  */
 function createRuns(step: Step, joined: Map<string, pulumi.Output<boolean>>): pulumi.Output<boolean> {
   if (step.members === undefined) return joined.get(step.node) ?? pulumi.output(true);
-  return pulumi.output(combine(step.members.map((m) => joined.get(m) ?? true), (flags) => flags.some((f) => f === true)));
+  const nodes = [...step.members, ...(step.uncordonsFirst ?? [])];
+  return pulumi.output(combine(nodes.map((m) => joined.get(m) ?? true), (flags) => flags.some((f) => f === true)));
 }
 
 /** Each Cluster's kubernetes Provider (kept outside the class: a property would be a schema output). */

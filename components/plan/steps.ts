@@ -79,19 +79,20 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    and in rollout batches (the same workers, `maxUnavailableWorkers` at a time, ids `batch_<n>`), one
  *    batch cordoned at a time, as kubeadm's upgrade guide takes workers: each member's `upgrade` (kubeadm's
  *    files only; it runs while the batch ahead finishes its unit), the batch's `drain` (one session on the
- *    first control-plane node: the members whose kubelet version or runtime changes, drained side by
- *    side), each member's `kubelet`, the batch's `uncordon` (one session; the next batch's drain waits for
- *    it), then each member's `node-metadata` (no command on a worker that joins in this run, nor for a
- *    version rollout); after a wave's last member's `node-metadata`, the wave's `node-metadata` (every
- *    member's Node edits in one session). A change of a wave's or a batch's members replaces its two
- *    steps (none has a delete).
+ *    first control-plane node: after the first batch, it first uncordons the batch before, whose kubelet
+ *    steps it always waits for; then the members whose kubelet version or runtime changes, drained side
+ *    by side), each member's `kubelet`; the last batch's `uncordon` (one session) after its kubelets; each
+ *    member's `node-metadata` after the step that uncordoned it (no command on a worker that joins in
+ *    this run, nor for a version rollout); after a wave's last member's `node-metadata`, the wave's
+ *    `node-metadata` (every member's Node edits in one session). A change of a wave's or a batch's members
+ *    replaces its steps (none has a delete).
  *
  * "At the target" and the worker window are decided at run time from each node's own `prepare` report
  * (`joined=yes|no`, the step's `line`, resolved by {@link lineAfter}), never from the stack: a node that
  * had joined before this run is at the target once its unit is done and takes its place in the line;
  * a node that had not joins at the target in this run, so its unit rolls nothing out (its `upgrade`,
- * `drain` and `kubelet` run no command, `idleOnJoin`; a batch's drain and uncordon run none when no member
- * had joined), it is at the target once it joined, and it waits in no line and holds up no node ahead (in
+ * `drain` and `kubelet` run no command, `idleOnJoin`; a batch's drain runs none when no member, of its
+ * own or of the batch before, had joined, the last batch's uncordon none when no member had), it is at the target once it joined, and it waits in no line and holds up no node ahead (in
  * the worker window its batch holds its place until it joined). A new cluster thus joins its workers side
  * by side and runs no unit one after another; an upgrade keeps kubeadm's order and the window. Each step
  * waits on a bounded number of nodes' reports (the node ahead, its own, the first member of its batch), so
@@ -111,7 +112,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   const from = options.fromVersion;
   const change = from !== undefined && from !== to ? `${from} to ${to}` : `to ${to}`;
   const steps: Step[] = [];
-  const add = (node: ValidNode, runsOn: string, kind: StepKind, after: string[], line?: LineWait, wave?: Pick<Step, "members" | "group" | "material" | "ahead">): string => {
+  const add = (node: ValidNode, runsOn: string, kind: StepKind, after: string[], line?: LineWait, wave?: Pick<Step, "members" | "group" | "material" | "ahead" | "uncordonsFirst">): string => {
     // A group's step is named after its group (`batch_1-drain`), a node's after its node.
     const id = stepId(wave?.group?.id ?? node.name, kind.action);
     const frozen = node.gone && kind !== forget;
@@ -125,7 +126,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       // A gone machine's steps keep their place (and their resources) but wait for nothing and run nothing.
       after: frozen ? [] : after,
       ...(line !== undefined && !frozen ? { line } : {}),
-      summary: frozen ? "the machine is gone: kept in the state as it is, nothing runs, retained on delete" : kind.summary({ cluster, node, firstControlPlane: cp1, change, members: wave?.members }),
+      summary: frozen ? "the machine is gone: kept in the state as it is, nothing runs, retained on delete" : kind.summary({ cluster, node, firstControlPlane: cp1, change, members: wave?.members, uncordonsFirst: wave?.uncordonsFirst }),
       ...(frozen ? { frozen } : {}),
     });
     return id;
@@ -184,12 +185,15 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     tokens.add(id);
     return id;
   };
-  /** The batch before `b` as the one ahead in the window (its id as `node`, for words): drained once its drain is done, at the target once its uncordon is. */
+  /**
+   * The batch before `b` as the one ahead in the window (its id as `node`, for words): drained once its
+   * drain is done, at the target once the step that uncordons it is (batch `b`'s drain).
+   */
   const batchAhead = (b: number): LineNode | undefined => {
     const members = batches[b - 1];
     if (members === undefined) return undefined;
     const drained = stepId(batchId(b - 1), batchDrain.action);
-    return { node: batchId(b - 1), unitDone: stepId(batchId(b - 1), batchUncordon.action), joining: drained, drained };
+    return { node: batchId(b - 1), unitDone: stepId(batchId(b), batchDrain.action), joining: drained, drained };
   };
   /** A worker's steps up to its `upgrade` (its batch's drain follows once every member's is done). */
   const upToUpgrade = (node: ValidNode, b: number): void => {
@@ -213,29 +217,42 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     const waitFor = batchAhead(b);
     add(node, node.name, upgrade, [joined], waitFor !== undefined ? { window: { node: node.name, firstControlPlane: cp1, size: workerWindow, waitFor, until: "drained" } } : undefined);
   };
-  /** A batch's drain, its members' kubelet, its uncordon, its members' node metadata (and a join wave's, after its last member's). */
+  /** Each member's own node metadata, after the step that uncordoned them, and a join wave's after its last member's. */
+  const metadataAfter = (members: ValidNode[], uncordoned: string): void => {
+    for (const node of members) {
+      add(node, cp1, workerNodeMetadata, [uncordoned]);
+      const k = waveOf.get(node.name) as number;
+      const wave = waves[k] as ValidNode[];
+      if (wave[wave.length - 1] === node) {
+        add(first, cp1, waveMetadata, wave.map((m) => stepId(m.name, "node-metadata")), undefined, { members: wave.map((m) => m.name), group: joinWave(k) });
+      }
+    }
+  };
+  /** The kubelet steps of the batch before `b`'s drain (set by rollBatch). */
+  let kubeletsAhead: string[] = [];
+  /**
+   * A batch's drain (after the first: once the batch before ran its kubelets, which the drain uncordons
+   * first), its members' kubelet; the batch before's node metadata; for the last batch its uncordon and
+   * its members' node metadata.
+   */
   const rollBatch = (b: number): void => {
     const members = batches[b] as ValidNode[];
     const names = members.map((n) => n.name);
-    const waitFor = batchAhead(b);
+    const upgrades = names.map((m) => stepId(m, upgrade.action));
+    const before = batches[b - 1];
     // The first batch drains once the control plane's last unit is done (a control-plane node and workers
-    // are never cordoned at once); each later one once the batch before is uncordoned.
-    const drainLine: LineWait =
-      waitFor === undefined ? { ready: [controlPlaneDone] } : { window: { node: names[0] as string, firstControlPlane: cp1, size: workerWindow, waitFor, until: "unitDone" } };
-    const ahead = (b === 0 ? cluster.controlPlane : (batches[b - 1] as ValidNode[])).map((n) => n.name);
-    const drained = add(first, cp1, batchDrain, names.map((m) => stepId(m, upgrade.action)), drainLine, { members: names, group: rolloutBatch(b), ahead });
-    const kubelets = members.map((node) => add(node, node.name, kubelet, [drained]));
-    // The uncordon right after the kubelets: the next batch's drain waits for it alone. Each member's own
-    // node-metadata (which runs for a label, gate or runtime change, not for a version) comes after it,
-    // off the rollout's path; a join wave's after its last member's.
-    const uncordoned = add(first, cp1, batchUncordon, kubelets, undefined, { members: names, group: rolloutBatch(b) });
-    for (const node of members) {
-      add(node, cp1, workerNodeMetadata, [uncordoned]);
-      const wave = waves[waveOf.get(node.name) as number] as ValidNode[];
-      if (wave[wave.length - 1] === node) {
-        const k = waveOf.get(node.name) as number;
-        add(first, cp1, waveMetadata, wave.map((m) => stepId(m.name, "node-metadata")), undefined, { members: wave.map((m) => m.name), group: joinWave(k) });
-      }
+    // are never cordoned at once), checked in the cluster too (its marks, `ahead`). Each later one right
+    // after the kubelets of the batch before, always (not only in a rollout: its first act is to uncordon
+    // that batch, which must not come before their kubelets), so one batch is cordoned at a time.
+    const drained =
+      before === undefined
+        ? add(first, cp1, batchDrain, upgrades, { ready: [controlPlaneDone] }, { members: names, group: rolloutBatch(b), ahead: cluster.controlPlane.map((n) => n.name) })
+        : add(first, cp1, batchDrain, [...upgrades, ...kubeletsAhead], undefined, { members: names, group: rolloutBatch(b), uncordonsFirst: before.map((n) => n.name) });
+    if (before !== undefined) metadataAfter(before, drained);
+    kubeletsAhead = members.map((node) => add(node, node.name, kubelet, [drained]));
+    if (b === batches.length - 1) {
+      // The last batch's uncordon right after its kubelets; its members' node-metadata after it.
+      metadataAfter(members, add(first, cp1, batchUncordon, kubeletsAhead, undefined, { members: names, group: rolloutBatch(b) }));
     }
   };
   cluster.workers.forEach((node) => {

@@ -7,21 +7,20 @@
  * from what the node itself reported in its `upgrade` step, not from the stack. One step per
  * control-plane node (`drain`), one per rollout batch of workers (`batchDrain`: `maxUnavailableWorkers`
  * of them, drained side by side). The node is marked as cordoned by this component (annotation
- * `kubeadm.pulumi.com/cordoned`), so that the uncordon steps (`node-metadata`, a batch's `uncordon`)
- * uncordon only a node this component cordoned, never one an operator cordoned.
+ * `kubeadm.pulumi.com/cordoned`, components/steps/cordon.ts), so that the steps that uncordon (`node-metadata`,
+ * the next batch's `drain`, the last batch's `uncordon`) uncordon only a node this component cordoned,
+ * never one an operator cordoned.
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
-import { KUBECTL, annotationJsonpath, drainCommand } from "../scripts/kubectl";
+import { drainCommand } from "../scripts/kubectl";
 import { parseFileSnapshot } from "../scripts/files";
 import { KUBELET_FILES, type FileState } from "../kubeadm/nodeFiles";
 import type { StepScripts } from "../scripts/types";
 import type { StepContext, StepKind } from "./kind";
 import { stepId } from "./ids";
 import { membersWords } from "./words";
-
-/** The annotation that says this component cordoned the Node (its value: why). */
-export const CORDONED_ANNOTATION = "kubeadm.pulumi.com/cordoned";
+import { CORDONED_ANNOTATION, CORDON_PRELUDE, uncordonLines } from "./cordon";
 
 /** What a drain step needs. */
 export interface DrainInput {
@@ -39,6 +38,12 @@ export interface DrainInput {
    * cordon marks this drain waits on; `size`: `maxUnavailableWorkers`, for the message. Undefined: no check.
    */
   window?: { ahead: string[]; size: number };
+  /**
+   * A rollout batch of workers after the first: the members of the batch before, uncordoned first (those
+   * this component cordoned: `uncordonLines`), before anything else; the plan runs the step after their
+   * kubelet steps. Undefined or empty: none.
+   */
+  uncordonFirst?: string[];
 }
 
 /**
@@ -64,11 +69,11 @@ export interface DrainInput {
  * Stdout: one line per member, `<node>: drained: <reason>` or `<node>: no drain: <reason>`.
  */
 export function drainScripts(input: DrainInput): StepScripts {
-  const annotation = annotationJsonpath(CORDONED_ANNOTATION);
   const window = input.window;
+  const first = input.uncordonFirst ?? [];
   const create = renderScript(membersWords(input.members), [
-    `kc() { ${KUBECTL} "$@"; }`,
-    `mark=${shellQuote(annotation)}`,
+    ...CORDON_PRELUDE,
+    ...(first.length > 0 ? uncordonLines(first) : []),
     `members=(${input.members.map(shellQuote).join(" ")})`,
     `todo=()`,
     `declare -A reportOf=() reasonOf=()`,
@@ -174,7 +179,7 @@ export function drainVerdict(upgradeStdout: string, target: string, endpoint: st
   // The upgrade step ran no command (its node joined at the target in the run that made it): nothing
   // rolled out there, so nothing to drain for.
   if (upgradeStdout.trim() === "") return `keep - the node joined at the target, nothing rolled out\n`;
-  const report = /^report=([0-9a-f-]+)$/m.exec(upgradeStdout)?.[1] ?? "-";
+  const report = upgradeReport(upgradeStdout);
   try {
     const version = /^nodeVersion=(\S+)$/m.exec(upgradeStdout)?.[1];
     const inUse = endpointInUse(parseFileSnapshot(upgradeStdout));
@@ -184,6 +189,11 @@ export function drainVerdict(upgradeStdout: string, target: string, endpoint: st
   } catch (e) {
     return `drain - the node's state could not be read (${(e as Error).message.split("\n")[0]})\n`;
   }
+}
+
+/** The id of the run of an `upgrade` step that printed `upgradeStdout` (its `report=<id>` line, new on every run), `-` when there is none. */
+export function upgradeReport(upgradeStdout: string): string {
+  return /^report=([0-9a-f-]+)$/m.exec(upgradeStdout)?.[1] ?? "-";
 }
 
 /** The drain settings of the cluster, as the scripts take them. */
@@ -206,22 +216,34 @@ export const drain: StepKind = {
 
 /**
  * `drain` of a rollout batch of workers (step id `<batch>-drain`, `batch_<k>`: `maxUnavailableWorkers`
- * workers in plan order), in ONE session on the first control-plane node: each member whose kubelet is
- * about to change, cordoned and drained at the same time, as kubeadm's upgrade guide drains a worker,
- * once every member ran its `kubeadm upgrade node`. Its create runs no command when no member had joined
- * before this run (`idleOnJoin`: nothing is rolled out). No delete; its `triggers` are its members: a
- * change of them replaces it, and the new step drains nothing already drained for the same upgrade report.
+ * workers in plan order), in ONE session on the first control-plane node. After the first batch, it first
+ * uncordons the batch before (`uncordonsFirst`: what this component cordoned there), whose kubelet steps
+ * it runs after (kubeadm's upgrade guide: uncordon after the kubelet), so that batch's uncordon costs no
+ * step of its own. Then each member whose kubelet is about to change, cordoned and drained at the same
+ * time, as kubeadm's upgrade guide drains a worker, once every member ran its `kubeadm upgrade node`. Its
+ * stdin holds, after its members' verdicts, one line per member of the batch before with its upgrade
+ * step's report (`ahead <node> <report>`, not read by the script): every run that may have drained that
+ * batch (a version, a runtime switch: a new report) runs this step too. Its create runs no command when
+ * no member, of its own or of the batch before, had joined before this run (`idleOnJoin`: nothing is
+ * rolled out). No delete; its `triggers` are its members: a change of them replaces it, and the new step
+ * drains nothing already drained for the same upgrade report.
  */
 export const batchDrain: StepKind = {
   action: "drain",
-  summary: ({ cluster, members }) =>
-    `for ${membersWords(members ?? [])}, in one session, side by side: cordon and drain each whose kubelet is not at ${cluster.version.text} or whose container runtime is switched (a new criSocket); after the batch ahead is uncordoned, checked in the cluster too (a failed drain stops the rollout here, the batch stays cordoned)`,
+  summary: ({ cluster, members, uncordonsFirst }) =>
+    `${(uncordonsFirst ?? []).length > 0 ? `first uncordon ${membersWords(uncordonsFirst ?? [])} (the batch before, after its kubelets; only what this component cordoned), then ` : ""}for ${membersWords(members ?? [])}, in one session, side by side: cordon and drain each whose kubelet is not at ${cluster.version.text} or whose container runtime is switched (a new criSocket)${(uncordonsFirst ?? []).length > 0 ? "" : "; after the control plane is uncordoned, checked in the cluster too"} (a failed drain stops the rollout here, the batch stays cordoned)`,
   scripts: ({ step, settings }) =>
-    drainScripts({ members: step.members ?? [], window: { ahead: step.ahead ?? [], size: settings.maxUnavailableWorkers }, ...drainSettings(settings) }),
+    drainScripts({
+      members: step.members ?? [],
+      ...((step.uncordonsFirst ?? []).length > 0 ? { uncordonFirst: step.uncordonsFirst } : { window: { ahead: step.ahead ?? [], size: settings.maxUnavailableWorkers } }),
+      ...drainSettings(settings),
+    }),
   stdin: {
-    reads: ({ step }) => (step.members ?? []).map((m) => stepId(m, "upgrade")),
+    reads: ({ step }) => [...(step.members ?? []), ...(step.uncordonsFirst ?? [])].map((m) => stepId(m, "upgrade")),
     endpointsOf: ({ step }) => step.members ?? [],
-    render: ({ cluster, step }, v) => (step.members ?? []).map((m) => drainVerdict(v.stdout(stepId(m, "upgrade")), cluster.version.text, v.endpointOf(m))).join(""),
+    render: ({ cluster, step }, v) =>
+      (step.members ?? []).map((m) => drainVerdict(v.stdout(stepId(m, "upgrade")), cluster.version.text, v.endpointOf(m))).join("") +
+      (step.uncordonsFirst ?? []).map((m) => `ahead ${m} ${upgradeReport(v.stdout(stepId(m, "upgrade")))}\n`).join(""),
   },
   idleOnJoin: true,
   triggers: (ctx) => ctx.step.members ?? [],

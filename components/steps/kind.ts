@@ -46,10 +46,15 @@ export interface Step {
    */
   material?: string;
   /**
-   * A rollout batch's `drain`: the nodes whose cordon marks it waits on in the cluster (the batch before;
-   * for the first batch, the control-plane nodes). Unset for other steps.
+   * The first rollout batch's `drain`: the control-plane nodes, whose cordon marks it waits on in the
+   * cluster (the control plane's last unit uncordons them). Unset for other steps.
    */
   ahead?: string[];
+  /**
+   * A later rollout batch's `drain`: the members of the batch before, which it uncordons first (what
+   * this component cordoned), after their kubelet steps. Unset for other steps.
+   */
+  uncordonsFirst?: string[];
   /** The node whose SSH connection runs it (the first control-plane node for cluster-side steps). */
   runsOn: string;
   action: StepAction;
@@ -114,8 +119,8 @@ export interface LineWait {
    * this step's node (`node`: a worker, or a batch's first member) or the first control-plane node
    * (`firstControlPlane`) had joined before this run (the cluster existed, so this run may roll something
    * out), wait for `waitFor`, the batch ahead (none for the first batch), up to the stage `until`:
-   * - on a batch's `drain`, `unitDone` (the batch ahead's `uncordon`): at most `size` workers between
-   *   their drain and their uncordon (cordoned) at once, as `maxUnavailableWorkers` says;
+   * - `unitDone`: its whole unit (the plan's rollout batches no longer use it: a later batch's `drain`
+   *   always waits for the kubelets of the batch before, which it uncordons first);
    * - on a member's `upgrade` (the kubeadm package and `kubeadm upgrade node`: files only, the kubelet
    *   keeps running its old binary until its `kubelet` step), `drained` (the batch ahead's `drain`): it
    *   runs while the batch ahead finishes its unit, so the drain that follows does not wait for it; at
@@ -189,6 +194,8 @@ export interface PlanWords {
   change: string;
   /** A join wave's step: the workers of the wave. */
   members?: string[];
+  /** A later rollout batch's drain: the batch before, which it uncordons first. */
+  uncordonsFirst?: string[];
 }
 
 /** A value a step's scripts depend on, that the step shows at the head of its stdin (so in `pulumi preview --diff`). */

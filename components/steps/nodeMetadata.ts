@@ -9,7 +9,7 @@ import { shellQuote } from "../scripts/quote";
 import { KUBECTL, annotationJsonpath, drainCommand } from "../scripts/kubectl";
 import type { StepScripts } from "../scripts/types";
 import type { StepContext, StepKind } from "./kind";
-import { CORDONED_ANNOTATION } from "./drain";
+import { CORDONED_ANNOTATION } from "./cordon";
 import { stillWantedLines } from "../scripts/members";
 import { claimCall } from "../scripts/claim";
 

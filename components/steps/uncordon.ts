@@ -1,6 +1,6 @@
 /**
- * Step kind `uncordon` of a rollout batch of workers (step id `<batch>-uncordon`), on the first
- * control-plane node: in ONE session, each member this component cordoned (annotation
+ * Step kind `uncordon` of the LAST rollout batch of workers (step id `<batch>-uncordon`; every earlier
+ * batch is uncordoned by the next batch's `drain`, first thing), on the first control-plane node: in ONE session, each member this component cordoned (annotation
  * `kubeadm.pulumi.com/cordoned`, set by the batch's `drain`) is uncordoned and its mark removed, once
  * every member's kubelet step is done (kubeadm's upgrade guide: uncordon after the kubelet); the members'
  * own `node-metadata` steps come after it, off the rollout's path. A Node an operator cordoned stays so.
@@ -11,35 +11,23 @@
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
-import { KUBECTL, annotationJsonpath } from "../scripts/kubectl";
 import type { StepScripts } from "../scripts/types";
 import type { StepKind } from "./kind";
-import { CORDONED_ANNOTATION } from "./drain";
+import { CORDON_PRELUDE, uncordonLines } from "./cordon";
 import { membersWords } from "./words";
 
 /**
- * For each member in order: one read of the Node (`{.spec.unschedulable}|<cordon mark>`); when it carries
- * this component's mark, `kubectl uncordon` (if unschedulable) and the mark removed. Nothing is written
- * for a member without the mark. Fails (pk_fail, naming the member) when its Node cannot be read.
+ * For each member in order, `uncordonLines` (components/steps/cordon.ts): uncordon it when it carries this
+ * component's cordon mark, and remove the mark; nothing is written for a member without it. Fails
+ * (pk_fail, naming the member) when its Node cannot be read.
  * @param version the target version, a comment line of the text (so the step runs after every rollout).
  */
 export function uncordonScripts(runsOn: string, members: string[], version: string): StepScripts {
-  const annotation = annotationJsonpath(CORDONED_ANNOTATION);
-  const create = renderScript(membersWords(members), [
-    `: rollout ${shellQuote(version)} on ${shellQuote(runsOn)}`,
-    `for m in ${members.map(shellQuote).join(" ")}; do`,
-    `  seen=$(${KUBECTL} get node "$m" -o jsonpath=${shellQuote(`{.spec.unschedulable}|${annotation}`)}) || { PK_NODE=$m; pk_fail "cannot read the Node"; }`,
-    `  IFS='|' read -r unschedulable cordoned <<<"$seen" || true`,
-    `  if [ -z "$cordoned" ]; then echo "$m: not cordoned by this component"; continue; fi`,
-    `  if [ "$unschedulable" = true ]; then ${KUBECTL} uncordon "$m" >&2; fi`,
-    `  ${KUBECTL} annotate --overwrite node "$m" ${shellQuote(`${CORDONED_ANNOTATION}-`)} >&2`,
-    `  echo "$m: uncordoned"`,
-    `done`,
-  ]);
+  const create = renderScript(membersWords(members), [`: rollout ${shellQuote(version)} on ${shellQuote(runsOn)}`, ...CORDON_PRELUDE, ...uncordonLines(members)]);
   return { create, update: create };
 }
 
-/** `uncordon` of a rollout batch: uncordon the members this component cordoned, in one session. */
+/** `uncordon` of the last rollout batch: uncordon the members this component cordoned, in one session (each earlier batch's is its next batch's drain). */
 export const batchUncordon: StepKind = {
   action: "uncordon",
   shows: ["kubernetesVersion"],

@@ -3,7 +3,8 @@
  * (e5e8915, extracted from this repository's history and run as that version's lab CLI) finishes or stays
  * as it is under this code, its drains draining what they must and nothing more; runtime switches back
  * and forth drain every time; a --replace of drain steps drains nothing; a cluster renamed after an
- * upgrade writes kubeadm-config from a fresh read.
+ * upgrade writes kubeadm-config from a fresh read; a stack made by the code with an uncordon step per
+ * rollout batch (a1dc379) finishes a failed rollout under this code.
  */
 import { execFileSync } from "child_process";
 import { createHash } from "crypto";
@@ -119,6 +120,32 @@ test("a rollout e5e8915 left at a failed kubelet restart, moved to this code: th
     "worker-1": "no drain: kubelet at v1.34.2, runtime unchanged",
     "worker-2": "drained: kubelet v1.33.2 -> v1.34.2",
   });
+  expect(kubeletVersions()).toEqual(ALL_AT("v1.34.2"));
+  expect(cordonedNodes()).toEqual({ unschedulable: [], marked: [] });
+  await nothingRuns(stack("v1.34.2"));
+});
+
+/** The last commit with an uncordon step per rollout batch (the next batch's drain now uncordons). */
+const UNCORDON_PER_BATCH = "a1dc379";
+
+test("a rollout a1dc379 (an uncordon step per batch) left at a failed kubelet restart, moved to this code: the old uncordon step is deleted running nothing, the next batch's drain uncordons the node once its kubelet runs, each node upgraded once, nothing left cordoned", async () => {
+  runCodeFrom(treeAt(UNCORDON_PER_BATCH));
+  await labUp(stack("v1.33.2"));
+  ok(await run(stack("v1.33.2")));
+  writeFileSync(hostPathOf(LAB_DIR, "worker-1", "/etc/lab-node/fail-once"), "kubelet-start\n");
+  const before = kubeadmEvents().length;
+  const failed = await run(stack("v1.34.2"));
+  expect(failed.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-1-kubelet"]);
+  expect(cordonedNodes()).toEqual({ unschedulable: ["worker-1"], marked: ["worker-1"] });
+  const done = await finishedHere(before);
+  // batch_1's own uncordon goes (no delete command); batch_2's drain, whose script now uncordons batch_1
+  // first, runs after worker-1's kubelet; batch_2's uncordon (the last batch's) is updated.
+  const ops = (name: string) => done.engine.steps.filter((x) => x.name === name).map((x) => `${x.op}:${x.oldDelete === true}`);
+  expect(ops("e2e-batch_1-uncordon")).toEqual(["delete:false"]);
+  expect(ran(done).filter((r) => /-(drain|uncordon):/.test(r)).sort()).toEqual(["e2e-batch_1-uncordon:delete", "e2e-batch_2-drain:update", "e2e-batch_2-uncordon:update"]);
+  expect(said(done)).toContain("worker-1: uncordoned");
+  // Only worker-2 is drained in this run (the steps that drained the others finished under a1dc379).
+  expect(drains(done, NAMES)).toEqual({ "cp-1": "-", "cp-2": "-", "worker-1": "-", "worker-2": "drained: kubelet v1.33.2 -> v1.34.2" });
   expect(kubeletVersions()).toEqual(ALL_AT("v1.34.2"));
   expect(cordonedNodes()).toEqual({ unschedulable: [], marked: [] });
   await nothingRuns(stack("v1.34.2"));

@@ -143,12 +143,14 @@ test("a criSocket change after a gate toggle switches the node's runtime in plac
   const result = await run(stack("v1.35.0", switched, off));
   ok(result);
   expect(said(result)).toContain(`drained: container runtime ${CONTAINERD} -> ${CRIO}`);
-  // Only its rollout batch's drain and uncordon ran (their stdin holds the members' endpoints); its own
+  // Only its rollout batch's drain ran (its stdin holds the members' endpoints) and the next batch's drain,
+  // which uncordons it (its stdin holds worker-1's new upgrade report) and drains nothing; its own
   // node-metadata (the cri-socket annotation) after them, and its join wave's (with the gate off its stdin
   // holds the members' endpoints).
   const stepsRan = (r: E2eRun, end: RegExp) => [...new Set(r.resources.filter((x) => end.test(x.name) && x.ran.length > 0).map((x) => x.name))].sort();
-  expect(stepsRan(result, /-drain$/)).toEqual(["e2e-batch_1-drain"]);
-  expect(stepsRan(result, /-(uncordon|node-metadata)$/)).toEqual(["e2e-batch_1-uncordon", "e2e-worker-1-node-metadata", "e2e-workers_1-node-metadata"]);
+  expect(stepsRan(result, /-drain$/)).toEqual(["e2e-batch_1-drain", "e2e-batch_2-drain"]);
+  expect(stepsRan(result, /-(uncordon|node-metadata)$/)).toEqual(["e2e-worker-1-node-metadata", "e2e-workers_1-node-metadata"]);
+  expect(said(result)).toContain("worker-2: no drain: kubelet at v1.35.0, runtime unchanged");
   expect(said(result)).toContain("worker-1: uncordoned");
   expect(criStates(["worker-1"])["worker-1"]).toEqual({ instanceConfig: undefined, flag: CRIO, annotation: CRIO });
   expect(storeNodes()["worker-1"]?.spec.unschedulable ?? false).toBe(false);

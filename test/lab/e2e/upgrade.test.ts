@@ -171,7 +171,7 @@ test("a worker's kubeadm upgrade runs while the worker ahead finishes its unit: 
   expect(first.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-1-kubelet"]);
   // Fails on 73a2577: worker-2's upgrade waited for worker-1's whole unit, so it had not run.
   expect(upgrades().map((e) => e.split(" ")[0])).toEqual(["cp-1", "cp-2", "cp-3", "worker-1", "worker-2"]);
-  // The window holds: worker-2's batch waits for worker-1's (its uncordon) before its drain; worker-1 stays cordoned.
+  // The window holds: worker-2's batch drain (which first uncordons worker-1) waits for worker-1's kubelet; worker-1 stays cordoned.
   const ran = (name: string) => (first.resources.find((r) => r.name === name)?.ran.length ?? 0) > 0;
   expect({ drain2: ran("e2e-batch_2-drain"), kubelet2: ran("e2e-worker-2-kubelet"), upgrade3: ran("e2e-worker-3-upgrade") }).toEqual({ drain2: false, kubelet2: false, upgrade3: false });
   const store = storeNodes();
@@ -193,7 +193,7 @@ test("a worker's kubeadm upgrade runs while the worker ahead finishes its unit: 
  * (restart, settle, Ready) takes far longer than a failing package install. The rollout stops there:
  * `ahead`'s kubelet step was under way and finishes, its node-metadata (the uncordon) never starts, so it
  * stays cordoned until the re-run, which finishes it and runs no kubeadm twice.
- * @param uncordon the step that uncordons `ahead`: a control-plane node's `node-metadata`, a worker's batch's `uncordon`.
+ * @param uncordon the step that uncordons `ahead`: a control-plane node's `node-metadata`, a worker's the next batch's `drain`.
  */
 async function failsWhileAheadFinishes(stackName: string, ahead: string, uncordon: string, failing: string): Promise<void> {
   const nodes = [...MIXED, { name: "worker-3", role: "worker" as const, criSocket: CONTAINERD, runtimes: ["containerd"] }];
@@ -230,7 +230,7 @@ async function failsWhileAheadFinishes(stackName: string, ahead: string, uncordo
 // On 73a2577 the marker never comes (worker-2's upgrade waited for worker-1's whole unit): worker-1's
 // kubelet step waits until the test's time limit.
 test("a worker's kubeadm upgrade that fails while the worker ahead finishes its unit: the rollout stops there, so that worker (which did nothing wrong) stays cordoned until the re-run, which finishes it and runs no kubeadm twice", async () => {
-  await failsWhileAheadFinishes("lookahead-fails", "worker-1", "batch_1-uncordon", "worker-2");
+  await failsWhileAheadFinishes("lookahead-fails", "worker-1", "batch_2-drain", "worker-2");
 });
 
 // The same at the control plane's end: the first worker's upgrade runs once the last control-plane node

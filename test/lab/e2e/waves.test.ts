@@ -95,14 +95,15 @@ test("the worker window under an upgrade that also adds a worker between two joi
     return s;
   };
   // The joined workers' own node-metadata steps are not updated: their join wave made their edits, the
-  // batches' uncordon steps uncordon (fails on c3dac96: worker-1's and worker-3's, idle while they
+  // next batch's drain (the last batch: its uncordon) uncordons (fails on c3dac96: worker-1's and worker-3's, idle while they
   // joined, ran on their first upgrade, one session each on cp-1). worker-2's is made, running nothing.
   expect(upgraded.resources.filter((r) => /^e2e-worker-\d-node-metadata$/.test(r.name) && r.ran.length > 0).map((r) => `${r.name}:${r.ran.join(",")}`)).toEqual(["e2e-worker-2-node-metadata:create"]);
-  // worker-1 and worker-3 cordoned (their rollout batch's drain .. uncordon), maxUnavailableWorkers 1
-  // (the default: batch_1 is worker-1, batch_2 worker-2, batch_3 worker-3).
-  const unitOf = (b: string) => ({ start: step(`e2e-${b}-drain`).startedAt, end: step(`e2e-${b}-uncordon`).endedAt ?? Infinity });
-  const w1 = unitOf("batch_1");
-  const w3 = unitOf("batch_3");
+  // worker-1 and worker-3 cordoned (from their rollout batch's drain to the step that uncordons them: the
+  // next batch's drain, the last batch's uncordon), maxUnavailableWorkers 1 (the default: batch_1 is
+  // worker-1, batch_2 worker-2, batch_3 worker-3).
+  const unitOf = (b: string, uncordon: string) => ({ start: step(`e2e-${b}-drain`).startedAt, end: step(`e2e-${uncordon}`).endedAt ?? Infinity });
+  const w1 = unitOf("batch_1", "batch_2-drain");
+  const w3 = unitOf("batch_3", "batch_3-uncordon");
   // Fails on 27ae950: worker-3 waits for worker-2's unit only (maxUnavailableWorkers places before it),
   // and worker-2, joining in this run, waits for no earlier unit: worker-3 upgrades beside worker-1.
   expect({ w1, w3, overlap: w3.start < w1.end && w1.start < w3.end }).toEqual({ w1, w3, overlap: false });

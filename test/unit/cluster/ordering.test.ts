@@ -34,8 +34,9 @@ test("one command per node and step, named <cluster>-<node>-<step>, and the comp
     ...["cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-join-token`, `c-${n}-join`]),
     // The workers' join wave (maxConcurrentJoins 10: one wave).
     "c-workers_1-join-material", "c-workers_1-node-metadata",
-    // The workers' rollout batches (maxUnavailableWorkers 1: one worker each), no drain of their own.
-    "c-batch_1-drain", "c-batch_1-uncordon", "c-batch_2-drain", "c-batch_2-uncordon",
+    // The workers' rollout batches (maxUnavailableWorkers 1: one worker each), no drain of their own;
+    // batch_2's drain uncordons batch_1, the last batch has its own uncordon.
+    "c-batch_1-drain", "c-batch_2-drain", "c-batch_2-uncordon",
     "c-init-node", "c-members",
   ].sort();
   expect(commands).toEqual(expected);
@@ -81,9 +82,10 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   const prepares = ["cp1", "cp2", "cp3", "w1", "w2"].map((n) => reg(`c-${n}-prepare`));
   expect(Math.max(...prepares.map((r) => r.start))).toBeLessThan(Math.min(...prepares.map((r) => r.end)));
   // kubeadm's order in each unit: kubeadm (upgrade), drain, kubelet (package, files, restart), uncordon
-  // (a control-plane node's in its node-metadata; a worker's drain and uncordon its rollout batch's, w2's
-  // batch_2, and its own node-metadata after the uncordon).
-  for (const [n, drain, uncordon] of [["cp2", "cp2-drain", undefined], ["w2", "batch_2-drain", "batch_2-uncordon"]] as const) {
+  // (a control-plane node's in its node-metadata; a worker's drain its rollout batch's, its uncordon the
+  // next batch's drain (w1: batch_2's) or the last batch's uncordon (w2: batch_2's), and its own
+  // node-metadata after the uncordon).
+  for (const [n, drain, uncordon] of [["cp2", "cp2-drain", undefined], ["w1", "batch_1-drain", "batch_2-drain"], ["w2", "batch_2-drain", "batch_2-uncordon"]] as const) {
     expect(reg(`c-${drain}`).start).toBeGreaterThan(reg(`c-${n}-upgrade`).end);
     expect(reg(`c-${n}-kubelet`).start).toBeGreaterThan(reg(`c-${drain}`).end);
     expect(reg(`c-${n}-node-metadata`).start).toBeGreaterThan(reg(`c-${uncordon ?? `${n}-kubelet`}`).end);
@@ -102,27 +104,28 @@ test("the rollout line does not depend on anything the caller passes: workers at
   expect(reg("c-cp2-drain").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   expect(reg("c-cp3-drain").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
   // Workers once the last control-plane node is drained, in batches of 2 (w1 w2, w3 w4, w5); the first
-  // batch drains once its unit is done, each later one once the batch before is uncordoned.
+  // batch drains once its unit is done, each later one (which first uncordons the batch before) once the
+  // kubelets of the batch before are done.
   for (const w of workers) expect(reg(`c-${w.name}-upgrade`).start).toBeGreaterThan(reg("c-cp3-drain").end);
   expect(reg("c-batch_1-drain").start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
-  expect(reg("c-batch_2-drain").start).toBeGreaterThan(reg("c-batch_1-uncordon").end);
-  expect(reg("c-batch_3-drain").start).toBeGreaterThan(reg("c-batch_2-uncordon").end);
+  for (const w of ["w1", "w2"]) expect(reg("c-batch_2-drain").start).toBeGreaterThan(reg(`c-${w}-kubelet`).end);
+  for (const w of ["w3", "w4"]) expect(reg("c-batch_3-drain").start).toBeGreaterThan(reg(`c-${w}-kubelet`).end);
   for (const w of ["w3", "w4"]) expect(reg(`c-${w}-upgrade`).start).toBeGreaterThan(reg("c-batch_1-drain").end);
   expect(reg("c-w5-upgrade").start).toBeGreaterThan(reg("c-batch_2-drain").end);
-  // A batch drains once every member is upgraded; it is uncordoned once every member's kubelet is done,
-  // and each member's node-metadata comes after that.
-  for (const [b, members] of [["batch_1", ["w1", "w2"]], ["batch_2", ["w3", "w4"]], ["batch_3", ["w5"]]] as const) {
+  // A batch drains once every member is upgraded; it is uncordoned (by the next batch's drain, or the last
+  // batch's uncordon) once every member's kubelet is done, and each member's node-metadata comes after that.
+  for (const [b, members, uncordon] of [["batch_1", ["w1", "w2"], "batch_2-drain"], ["batch_2", ["w3", "w4"], "batch_3-drain"], ["batch_3", ["w5"], "batch_3-uncordon"]] as const) {
     for (const w of members) {
       expect(reg(`c-${b}-drain`).start).toBeGreaterThan(reg(`c-${w}-upgrade`).end);
       expect(reg(`c-${w}-kubelet`).start).toBeGreaterThan(reg(`c-${b}-drain`).end);
-      expect(reg(`c-${b}-uncordon`).start).toBeGreaterThan(reg(`c-${w}-kubelet`).end);
-      expect(reg(`c-${w}-node-metadata`).start).toBeGreaterThan(reg(`c-${b}-uncordon`).end);
+      expect(reg(`c-${uncordon}`).start).toBeGreaterThan(reg(`c-${w}-kubelet`).end);
+      expect(reg(`c-${w}-node-metadata`).start).toBeGreaterThan(reg(`c-${uncordon}`).end);
     }
   }
-  // One batch (at most 2 workers) between its drain and its uncordon at any moment; at most 2 workers
-  // upgraded ahead of their batch's drain.
-  const cordoned = ["batch_1", "batch_2", "batch_3"].map((b) => [reg(`c-${b}-drain`).start, reg(`c-${b}-uncordon`).end] as const);
-  for (const [start] of cordoned) expect(cordoned.filter(([a, b]) => a <= start && b > start).length).toBe(1);
+  // The batches' drains one after another (one batch cordoned at a time: each drain first uncordons the
+  // batch before); at most 2 workers upgraded ahead of their batch's drain.
+  expect(reg("c-batch_2-drain").start).toBeGreaterThan(reg("c-batch_1-drain").end);
+  expect(reg("c-batch_3-drain").start).toBeGreaterThan(reg("c-batch_2-drain").end);
   const upgraded = workers.map((w, i) => [reg(`c-${w.name}-upgrade`).start, reg(`c-batch_${1 + (i >> 1)}-drain`).end] as const);
   for (const [start] of upgraded) expect(upgraded.filter(([a, b]) => a <= start && b > start).length).toBeLessThanOrEqual(2);
 });
@@ -170,8 +173,9 @@ test("describePlan lists every step of the desired state in order, known without
   expect(await valueOf(c.plan)).toEqual([expect.stringMatching(/^nothing to change: cluster "c" is as the last up recorded it \(v1\.33\.2, 5 nodes\)/)]);
   const plan = describePlan("c", buildPlan(validateCluster(args as never)));
   // Per node prepare, upgrade, kubelet, node-metadata, a control-plane node's drain; cp1's four; join-token
-  // and join of the others; the wave's two steps; each worker's rollout batch's two (maxUnavailableWorkers 1).
-  expect(plan).toHaveLength(5 * 4 + 3 + 4 + 4 * 2 + 2 + 2 * 2);
+  // and join of the others; the wave's two steps; each worker's rollout batch's drain (maxUnavailableWorkers 1)
+  // and the last batch's uncordon.
+  expect(plan).toHaveLength(5 * 4 + 3 + 4 + 4 * 2 + 2 + 2 + 1);
   expect(plan[0]).toMatch(/^1\. c-cp1-prepare \(no dependency\): check kubeadm/);
   const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));
@@ -190,7 +194,8 @@ test("describePlan lists every step of the desired state in order, known without
   expect(index("batch_2-uncordon")).toBe(plan.length - 3);
   expect(plan[index("w2-upgrade")]).toContain("(after w2-join; if w2 or cp1 had joined before this run: after batch_1-drain (kubeadm's files here while batch_1 finishes its unit))");
   expect(plan[index("batch_1-drain")]).toContain("c-batch_1-drain (on cp1, after w1-upgrade; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join): for w1, in one session, side by side:");
-  expect(plan[index("batch_2-drain")]).toContain("(on cp1, after w2-upgrade; if w2 or cp1 had joined before this run: after batch_1-uncordon (at most 1 worker(s) cordoned at once, in line order))");
+  expect(plan[index("batch_2-drain")]).toContain("c-batch_2-drain (on cp1, after w2-upgrade, w1-kubelet): first uncordon w1 (the batch before, after its kubelets; only what this component cordoned), then for w2, in one session, side by side:");
+  expect(plan[index("w1-node-metadata")]).toContain("c-w1-node-metadata (on cp1, after batch_2-drain): ");
   expect(plan[index("batch_2-uncordon")]).toContain("c-batch_2-uncordon (on cp1, after w2-kubelet): for w2, in one session: uncordon each that this component cordoned");
   expect(plan[index("w2-node-metadata")]).toContain("c-w2-node-metadata (on cp1, after batch_2-uncordon): ");
   expect(index("w2-drain")).toBe(-1);

@@ -55,18 +55,19 @@ test("a new cluster: no unit waits for another; each control-plane join waits on
   }
 });
 
-test("a node that joins in this run: its unit's node-side steps and drain have no create (no SSH session), their update is the script; node-metadata runs, a worker's in its join wave's; its rollout batch's drain and uncordon have no create", async () => {
+test("a node that joins in this run: its unit's node-side steps and drain have no create (no SSH session), their update is the script; node-metadata runs, a worker's in its join wave's; the rollout batches' drains and the last batch's uncordon have no create", async () => {
   await up(() => false);
-  for (const n of ["cp1", "cp2", "w1", "batch_1"]) {
+  for (const n of ["cp1", "cp2", "w1", "batch_1", "batch_2", "batch_5"]) {
     // On the first control-plane node also the kubeadm-config read and edit (init wrote its featureGates);
     // a worker's own join-token and node-metadata are idle too: its join wave's steps do their work. A
-    // worker has no drain of its own: its rollout batch (batch_1: w1) drains and uncordons.
-    const own = n === "batch_1" ? ["drain", "uncordon"] : ["upgrade", ...(n === "w1" ? [] : ["drain"]), "kubelet"];
+    // worker has no drain of its own: its rollout batch (batch_1: w1) drains; the next batch's drain
+    // uncordons it (batch_2's, which runs no command either), the last batch's own uncordon step.
+    const own = n.startsWith("batch_") ? [...(n === "batch_5" ? ["uncordon"] : []), "drain"] : ["upgrade", ...(n === "w1" ? [] : ["drain"]), "kubelet"];
     for (const s of [...own, ...(n === "cp1" ? ["cluster-config-read", "cluster-config"] : []), ...(n === "w1" ? ["join-token", "node-metadata"] : [])]) {
       const inputs = reg(`c-${n}-${s}`).inputs;
       expect({ step: `${n}-${s}`, create: inputs.create, update: typeof inputs.update }).toEqual({ step: `${n}-${s}`, create: undefined, update: "string" });
     }
-    if (n === "batch_1") continue;
+    if (n.startsWith("batch_")) continue;
     if (n !== "w1") expect(typeof reg(`c-${n}-node-metadata`).inputs.create).toBe("string");
     expect(typeof reg(`c-${n}-prepare`).inputs.create).toBe("string");
   }
@@ -79,20 +80,27 @@ test("a node that joins in this run: its unit's node-side steps and drain have n
   expect(data(reg("c-cp1-cluster-config").inputs.stdin)).toBe("");
 });
 
-test("a rollout batch's drain and uncordon run their create when ANY member had joined before this run, none when no member had; their triggers are the members", async () => {
-  // maxUnavailableWorkers 2: batch_1 w1 (joins now) and w2 (had joined), batch_2 w3 and w4 (both join
-  // now), batch_3 w5 (had joined). Fails if the create followed the first member only (batch_1 idle),
-  // every member (batch_1 idle), or the node the step runs on (cp1 had joined: batch_2 would run).
-  fake.joined = (n) => !["w1", "w3", "w4"].includes(n);
-  const c = new Cluster("c", { ...args(), kubernetesVersion: "v1.33.2", maxUnavailableWorkers: 2 });
-  await valueOf(c.nodes);
-  await settled();
-  for (const s of ["drain", "uncordon"]) {
-    expect({ s, b1: typeof reg(`c-batch_1-${s}`).inputs.create, b2: typeof reg(`c-batch_2-${s}`).inputs.create, b3: typeof reg(`c-batch_3-${s}`).inputs.create }).toEqual({ s, b1: "string", b2: "undefined", b3: "string" });
-    // An idle create keeps its script as the update (a later rollout runs it).
-    expect(typeof reg(`c-batch_2-${s}`).inputs.update).toBe("string");
-    expect([1, 2, 3].map((k) => reg(`c-batch_${k}-${s}`).inputs.triggers)).toEqual([["w1", "w2"], ["w3", "w4"], ["w5"]]);
-  }
+test("a rollout batch's drain runs its create when ANY member, of its own or of the batch before (which it uncordons first), had joined before this run, none when none had; the last batch's uncordon when any member had; their triggers are the members", async () => {
+  // maxUnavailableWorkers 2: batch_1 w1 w2, batch_2 w3 w4, batch_3 w5. Fails if the create followed the
+  // first member only, every member, the node the step runs on (cp1 had joined: every step would run), or
+  // its own members only (batch_2's drain would be idle while w2, which it uncordons, may be cordoned).
+  const creates = async (joined: string[]) => {
+    registrations.splice(0);
+    fake.joined = (n) => n.startsWith("cp") || joined.includes(n);
+    const c = new Cluster("c", { ...args(), kubernetesVersion: "v1.33.2", maxUnavailableWorkers: 2 });
+    await valueOf(c.nodes);
+    await settled();
+    return [...[1, 2, 3].map((k) => typeof reg(`c-batch_${k}-drain`).inputs.create), typeof reg("c-batch_3-uncordon").inputs.create];
+  };
+  expect(await creates(["w2"])).toEqual(["string", "string", "undefined", "undefined"]);
+  expect(await creates(["w5"])).toEqual(["undefined", "undefined", "string", "string"]);
+  expect(await creates(["w4"])).toEqual(["undefined", "string", "string", "undefined"]);
+  // An idle create keeps its script as the update (a later rollout runs it).
+  for (const id of ["batch_1-drain", "batch_2-drain", "batch_3-uncordon"]) expect(typeof reg(`c-${id}`).inputs.update).toBe("string");
+  expect([1, 2, 3].map((k) => reg(`c-batch_${k}-drain`).inputs.triggers)).toEqual([["w1", "w2"], ["w3", "w4"], ["w5"]]);
+  expect(reg("c-batch_3-uncordon").inputs.triggers).toEqual(["w5"]);
+  // Only the last batch has an uncordon step of its own.
+  expect(registrations.filter((r) => /-uncordon$/.test(r.name)).map((r) => r.name)).toEqual(["c-batch_3-uncordon"]);
 });
 
 test("a cluster that had been made: the kubeadm-config read and edit run their script on create", async () => {
@@ -105,11 +113,10 @@ test("nodes that had joined keep the line: member workers cordoned one batch at 
   await up((n) => n !== "w2");
   for (const n of ["cp1", "w1", "w3"]) expect(typeof reg(`c-${n}-upgrade`).inputs.create).toBe("string");
   expect(reg("c-w2-upgrade").inputs.create).toBeUndefined();
-  // A batch whose every member joins in this run rolls nothing out; one with a member that had joined does.
-  for (const s of ["drain", "uncordon"]) {
-    expect(reg(`c-batch_2-${s}`).inputs.create).toBeUndefined();
-    expect(typeof reg(`c-batch_1-${s}`).inputs.create).toBe("string");
-  }
+  // A batch whose every member joins in this run rolls nothing out, but its drain uncordons the batch
+  // before (w1 had joined), so it runs; every other batch's drain has a member that had joined.
+  for (const k of [1, 2, 3, 4, 5]) expect(typeof reg(`c-batch_${k}-drain`).inputs.create).toBe("string");
+  expect(typeof reg("c-batch_5-uncordon").inputs.create).toBe("string");
   // The control plane one node at a time (each upgraded once the one before is drained, drained once
   // its unit is done), before any worker joins or upgrades.
   expect(reg("c-cp2-join-token").start).toBeGreaterThan(reg("c-cp1-drain").end);
@@ -127,21 +134,23 @@ test("nodes that had joined keep the line: member workers cordoned one batch at 
   // cp1's kubeadm-config edit.
   for (const w of ["w1", "w3", "w4", "w5"]) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-drain").end);
   expect(reg("c-w2-join-token").start).toBeLessThan(reg("c-cp1-drain").end);
-  // w2 (new, joining a cluster that existed) keeps its place: its batch's drain (no command) waits for
-  // batch_1's uncordon, and batch_3's for batch_2's, so w1 and w3 are never cordoned at the same time;
-  // each upgrade waits for the drain of the batch ahead; each uncordon for its member's kubelet.
+  // w2 (new, joining a cluster that existed) keeps its place. Each batch's drain (which first uncordons
+  // the batch before) waits for the kubelets of the batch before, so one batch is cordoned at a time:
+  // w1 is uncordoned, then w2's batch drains nothing, then w3's drain; each upgrade waits for the drain
+  // of the batch ahead; the last batch's uncordon for its kubelet; each worker's node-metadata for the
+  // step that uncordons it.
   for (let k = 2; k <= 5; k++) {
-    expect(reg(`c-batch_${k}-drain`).start).toBeGreaterThan(reg(`c-batch_${k - 1}-uncordon`).end);
+    expect(reg(`c-batch_${k}-drain`).start).toBeGreaterThan(reg(`c-w${k - 1}-kubelet`).end);
     expect(reg(`c-w${k}-upgrade`).start).toBeGreaterThan(reg(`c-batch_${k - 1}-drain`).end);
     expect(reg(`c-batch_${k}-drain`).start).toBeGreaterThan(reg(`c-w${k}-upgrade`).end);
-    expect(reg(`c-batch_${k}-uncordon`).start).toBeGreaterThan(reg(`c-w${k}-kubelet`).end);
+    expect(reg(`c-w${k - 1}-node-metadata`).start).toBeGreaterThan(reg(`c-batch_${k}-drain`).end);
   }
+  expect(reg("c-batch_5-uncordon").start).toBeGreaterThan(reg("c-w5-kubelet").end);
+  expect(reg("c-w5-node-metadata").start).toBeGreaterThan(reg("c-batch_5-uncordon").end);
   expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w2-join").end);
-  const cordoned = ["1", "3", "4", "5"].map((k) => [reg(`c-batch_${k}-drain`).start, reg(`c-batch_${k}-uncordon`).end] as const);
-  for (const [start] of cordoned) expect(cordoned.filter(([a, b]) => a <= start && b > start).length).toBe(1);
 });
 
-test("the worker window in the plan: a batch's drain waits for the uncordon of the batch ahead, a member's upgrade only for that batch's drain (so it runs while that batch's unit ends)", async () => {
+test("the worker window in the plan: a batch's drain always comes after the kubelets of the batch ahead (which it uncordons first), a member's upgrade in a rollout only after that batch's drain (so it runs while that batch's unit ends)", async () => {
   const { buildPlan } = await import("../../../components/plan/steps");
   const { validateCluster } = await import("../../../components/kubeadm/validate");
   const nodes = ["cp1", ...WORKERS].map((name, i) => ({ name, role: i === 0 ? "control-plane" : "worker", host: `10.0.0.${i + 1}`, port: 22, user: "root", hostGiven: true }));
@@ -150,8 +159,11 @@ test("the worker window in the plan: a batch's drain waits for the uncordon of t
     const waits = (id: string, joined = true) => lineAfter(steps.find((s) => s.id === id)?.line, () => joined);
     // w5 is alone in the last batch: batch_5 (size 1) or batch_3 (size 2: w1 w2, w3 w4, w5).
     const [own, ahead] = size === 1 ? ["batch_5", "batch_4"] : ["batch_3", "batch_2"];
-    expect({ size, upgrade: waits("w5-upgrade"), drain: waits(`${own}-drain`), kubelet: waits("w5-kubelet") }).toEqual({ size, upgrade: [`${ahead}-drain`], drain: [`${ahead}-uncordon`], kubelet: [] });
-    // A new cluster: no window on either.
+    const after = (id: string) => steps.find((s) => s.id === id)?.after;
+    const kubeletsAhead = size === 1 ? ["w4-kubelet"] : ["w3-kubelet", "w4-kubelet"];
+    expect({ size, upgrade: waits("w5-upgrade"), drain: waits(`${own}-drain`), drainAfter: after(`${own}-drain`), kubelet: waits("w5-kubelet") }).toEqual({ size, upgrade: [`${ahead}-drain`], drain: [], drainAfter: ["w5-upgrade", ...kubeletsAhead], kubelet: [] });
+    expect(steps.find((s) => s.id === `${own}-drain`)?.uncordonsFirst).toEqual(kubeletsAhead.map((k) => k.replace("-kubelet", "")));
+    // A new cluster: no window on the upgrade; the drain's order is the graph's, whatever the reports.
     expect([waits("w5-upgrade", false), waits(`${own}-drain`, false)]).toEqual([[], []]);
   }
 });
@@ -192,12 +204,13 @@ test("the plan grows linearly: each window (a member's upgrade, a batch's drain)
   const nodes = [{ name: "cp1", role: "control-plane", host: "10.0.0.1", port: 22, user: "root", hostGiven: true }, ...workers];
   const steps = buildPlan(validateCluster({ kubernetesVersion: "v1.34.2", nodes, controlPlaneEndpoint: "10.0.0.1:6443" } as never), { maxUnavailableWorkers: 3 });
   const windows = (action: string) => steps.flatMap((s) => (s.line?.window && s.action === action ? [s.line.window] : []));
-  // 100 batches of 3: every batch's drain but the first's (it waits for the control plane), and every
-  // upgrade but the first batch's, wait in the window.
-  expect([windows("drain").length, windows("upgrade").length]).toEqual([99, 297]);
+  // 100 batches of 3: every upgrade but the first batch's waits in the window; no drain does (each after
+  // the first comes after the kubelets of the batch before: 3 upgrades and 3 kubelets).
+  expect([windows("drain").length, windows("upgrade").length]).toEqual([0, 297]);
+  expect(Math.max(...steps.filter((s) => s.action === "drain").map((s) => s.after.length))).toBe(6);
   // Each window is one record of a batch to wait for (JSON of the line: no list of earlier workers).
   expect(Math.max(...[...windows("drain"), ...windows("upgrade")].map((w) => JSON.stringify(w).length))).toBeLessThan(200);
-  expect(steps.find((s) => s.id === "batch_100-drain")?.line?.window?.waitFor?.node).toBe("batch_99");
+  expect(steps.find((s) => s.id === "batch_100-drain")?.uncordonsFirst).toEqual(["w294", "w295", "w296"]);
   expect(steps.find((s) => s.id === "w299-upgrade")?.line?.window?.waitFor?.node).toBe("batch_99");
   expect(steps.find((s) => s.id === "w2-upgrade")?.line).toBeUndefined();
 });

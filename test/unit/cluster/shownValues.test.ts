@@ -74,7 +74,10 @@ test("every step's Command hides its scripts from the diff and starts its stdin 
   expect(stdin("c-cp2-drain")).toMatch(/^pulumi-kubeadm step drain on node cp2\n---\n(drain|keep) /);
   // A rollout batch's drain: one verdict line per member (maxUnavailableWorkers 1: w1 alone in batch_1).
   expect(stdin("c-batch_1-drain")).toMatch(/^pulumi-kubeadm step drain of rollout batch batch_1 on node cp1\n---\n(drain|keep) [^\n]*\n$/);
-  expect(stdin("c-batch_1-uncordon")).toBe("pulumi-kubeadm step uncordon of rollout batch batch_1 on node cp1\nkubernetesVersion: v1.34.2\n---\nw1 unix:///run/containerd/containerd.sock\n");
+  // A later batch's drain: its members' verdicts, then the batch before's upgrade reports (it uncordons that batch first).
+  expect(stdin("c-batch_2-drain")).toMatch(/^pulumi-kubeadm step drain of rollout batch batch_2 on node cp1\n---\n(drain|keep) [^\n]*\nahead w1 [-0-9a-f]+\n$/);
+  // The last batch's uncordon: its members' endpoints.
+  expect(stdin("c-batch_2-uncordon")).toBe("pulumi-kubeadm step uncordon of rollout batch batch_2 on node cp1\nkubernetesVersion: v1.34.2\n---\nw2 unix:///var/run/crio/crio.sock\n");
   const records = registrations.filter((r) => r.type === "command:remote:Command" && r.inputs.create === undefined);
   expect(records.length).toBeGreaterThan(0);
   for (const r of records) expect({ name: r.name, hideDiffs: hidden.get(r.name) }).toEqual({ name: r.name, hideDiffs: undefined });

@@ -2,7 +2,8 @@
  * A rollout batch's drain for real in bash, against a kubectl stub over its members' Nodes: one verdict
  * line per member on stdin; the members to drain marked first, then drained side by side; one record per
  * drained member; one stdout line per member; a failed drain names its member and leaves the others'
- * records written. (Fails on 150ba08: drainScripts took one `node`, and printed `drained: <reason>`.)
+ * records written; a later batch's drain uncordons the batch before first. (Fails on 150ba08: drainScripts
+ * took one `node`, and printed `drained: <reason>`; the last two tests on a1dc379: no `uncordonFirst`.)
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
@@ -73,4 +74,31 @@ test("a member's failed drain fails the step naming that member and kubectl's re
   expect(r2.status).toBe(1);
   expect(r2.stderr).toContain("pulumi-kubeadm: node w1: drain failed, the node stays cordoned and the rollout stops here: error: cannot evict pod web-0 (w1): PodDisruptionBudget; the drains of w3 failed too\n");
   expect([record(two.box.state, "w1"), record(two.box.state, "w2"), record(two.box.state, "w3")]).toEqual([undefined, `${R2}\n`, undefined]);
+});
+
+test("a later batch's drain first uncordons the batch before (only what this component cordoned), then drains its own; the batch before's lines on stdin are not read", () => {
+  // w1 drained by the batch before; w2 cordoned by an operator (no mark); w3 this batch's member.
+  const c = nodesStub({ w1: { unschedulable: true, mark: WHY }, w2: { unschedulable: true }, w3: {} });
+  const later = drainScripts({ members: ["w3"], timeoutSeconds: 5, uncordonFirst: ["w1", "w2"] }).create;
+  const r = runBash(later, { stdin: `drain ${R3} ${WHY}\nahead w1 ${R1}\nahead w2 ${R2}\n`, bin: c.box.bin, state: c.box.state });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  expect(r.stdout).toBe(`w1: uncordoned\nw2: not cordoned by this component\nw3: drained: ${WHY}\n`);
+  // w1 uncordoned and unmarked before w3 is marked: never two batches cordoned by this component at once.
+  expect(c.writes()).toEqual(["uncordon w1", `annotate --overwrite node w1 ${CORDONED}-`, `annotate --overwrite node w3 ${CORDONED}=${WHY}`, drainOf("w3")]);
+  expect(c.nodes()).toEqual({ w1: "|", w2: "true|", w3: `true|${WHY}` });
+  expect(record(c.box.state, "w3")).toBe(`${R3}\n`);
+});
+
+test("a later batch's drain with nothing of its own to drain still uncordons the batch before; a Node of that batch it cannot read fails the step before any drain, naming it", () => {
+  const c = nodesStub({ w1: { unschedulable: true, mark: WHY }, w3: {} });
+  const r = runBash(drainScripts({ members: ["w3"], timeoutSeconds: 5, uncordonFirst: ["w1"] }).create, { stdin: `keep ${R3} kubelet at v1.34.2, runtime unchanged\nahead w1 ${R1}\n`, bin: c.box.bin, state: c.box.state });
+  expect(r.status).toBe(0);
+  expect(r.stdout).toBe("w1: uncordoned\nw3: no drain: kubelet at v1.34.2, runtime unchanged\n");
+  expect(c.nodes()).toEqual({ w1: "|", w3: "|" });
+  const gone = nodesStub({ w3: {} });
+  const failed = runBash(drainScripts({ members: ["w3"], timeoutSeconds: 5, uncordonFirst: ["w9"] }).create, { stdin: `drain ${R3} ${WHY}\nahead w9 ${R1}\n`, bin: gone.box.bin, state: gone.box.state });
+  expect(failed.status).toBe(1);
+  expect(failed.stderr).toContain("pulumi-kubeadm: node w9: cannot read the Node\n");
+  expect(gone.writes()).toEqual([]);
 });
