@@ -33,9 +33,10 @@ export interface DrainInput {
   /** kubectl drain --grace-period; undefined = each pod's own. */
   gracePeriodSeconds?: number;
   /**
-   * A rollout batch of workers: the window held in the cluster too (the plan's batches hold it in the
-   * graph). `ahead`: the nodes of the batch before (for the first batch, the control-plane nodes), whose
-   * cordon marks this drain waits on; `size`: `maxUnavailableWorkers`, for the message. Undefined: no check.
+   * A rollout batch of workers: the window held in the cluster too. `ahead`: the nodes whose cordon marks
+   * this drain waits on (the plan sets it on the first batch only, to the control-plane nodes; a later
+   * batch's drain is ordered by the graph and uncordons the batch before itself, `uncordonFirst`); `size`:
+   * `maxUnavailableWorkers`, for the message. Undefined: no check.
    */
   window?: { ahead: string[]; size: number };
   /**

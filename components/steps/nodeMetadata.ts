@@ -28,7 +28,8 @@ export interface NodeMetadataInput {
   nodeLocalCriSocket: boolean;
   /**
    * The target version: part of the text so the step runs again (and uncordons) after every rollout (a
-   * control-plane node). Undefined for a worker: its rollout batch's `uncordon` step does that.
+   * control-plane node). Undefined for a worker: the next rollout batch's `drain` (first thing), or the
+   * last batch's `uncordon` step, does that.
    */
   version?: string;
   /** kubectl drain timeout for the delete, in seconds. */
@@ -165,8 +166,8 @@ export const nodeMetadata: StepKind = {
 /**
  * `node-metadata` of a worker: as `nodeMetadata`, but its create runs no command on a worker that joins
  * in this run (`idleOnJoin`): its join wave's `node-metadata` step does the edits and writes this step's
- * claim, after it. Its text holds no version: a version rollout does not run it (its rollout batch's
- * `uncordon` step uncordons the worker). Its update (a label, gate or endpoint change) runs the script as
+ * claim, after it. Its text holds no version: a version rollout does not run it (the next rollout
+ * batch's `drain` uncordons the worker first thing, or, in the last batch, its `uncordon` step). Its update (a label, gate or endpoint change) runs the script as
  * for any node. An idle create stays so (`idleCreateKept`): the wave did its edits and wrote its claim, so
  * the node's first rollout after its join (its `prepare` then reports it joined) does not run it.
  */
@@ -174,7 +175,7 @@ export const workerNodeMetadata: StepKind = {
   ...nodeMetadata,
   shows: ["criSocket", "NodeLocalCRISocket"],
   summary: (w) =>
-    `${nodeMetadata.summary(w)}; on a node that joins in this run nothing runs here (its join wave's node-metadata does it); a version rollout does not run it (its rollout batch's uncordon does)`,
+    `${nodeMetadata.summary(w)}; on a node that joins in this run nothing runs here (its join wave's node-metadata does it); a version rollout does not run it (the next rollout batch's drain uncordons it, first thing; in the last batch, its uncordon)`,
   scripts: (ctx) => scriptsOf(ctx, false),
   idleOnJoin: true,
   idleCreateKept: true,

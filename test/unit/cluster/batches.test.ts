@@ -80,3 +80,14 @@ test("maxUnavailableWorkers 1: each batch is one worker; the plan order holds fo
   for (const size of [1, 2, 3, 5, 6]) for (const joins of [1, 2, 4, 10]) expect(() => checkPlanOrder(plan(5, size, ["w2"], joins))).not.toThrow();
   expect(batches(plan(5, 6), "drain")).toEqual([["batch_1-drain", ["w1", "w2", "w3", "w4", "w5"]]]);
 });
+
+test("a worker's node-metadata says which step uncordons it after a version rollout: the next batch's drain, or the last batch's uncordon (fails on 1810d79: its batch's uncordon, a step only the last batch has)", () => {
+  const steps = plan(3, 2);
+  expect(steps.some((s) => s.id === "batch_1-uncordon")).toBe(false);
+  for (const w of ["w1", "w3"]) {
+    expect({ w, says: step(steps, `${w}-node-metadata`).summary }).toEqual({
+      w,
+      says: expect.stringContaining("a version rollout does not run it (the next rollout batch's drain uncordons it, first thing; in the last batch, its uncordon)"),
+    });
+  }
+});
