@@ -80,8 +80,8 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    batch cordoned at a time, as kubeadm's upgrade guide takes workers: each member's `upgrade` (kubeadm's
  *    files only; it runs while the batch ahead finishes its unit), the batch's `drain` (one session on the
  *    first control-plane node: after the first batch, it first uncordons the batch before, whose kubelet
- *    steps it always waits for; then the members whose kubelet version or runtime changes, drained side
- *    by side), each member's `kubelet`; the last batch's `uncordon` (one session) after its kubelets; each
+ *    steps it waits for (each member that had joined before this run; one joining now, for its join); then
+ *    the members whose kubelet version or runtime changes, drained side by side), each member's `kubelet`; the last batch's `uncordon` (one session) after its kubelets; each
  *    member's `node-metadata` after the step that uncordoned it (no command on a worker that joins in
  *    this run, nor for a version rollout); after a wave's last member's `node-metadata`, the wave's
  *    `node-metadata` (every member's Node edits in one session). A change of a wave's or a batch's members
@@ -217,10 +217,13 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     const waitFor = batchAhead(b);
     add(node, node.name, upgrade, [joined], waitFor !== undefined ? { window: { node: node.name, firstControlPlane: cp1, size: workerWindow, waitFor, until: "drained" } } : undefined);
   };
-  /** Each member's own node metadata, after the step that uncordoned them, and a join wave's after its last member's. */
+  /**
+   * Each member's own node metadata, after its kubelet and the step that uncordoned it (which waits for
+   * that kubelet only when the member had joined before this run), and a join wave's after its last member's.
+   */
   const metadataAfter = (members: ValidNode[], uncordoned: string): void => {
     for (const node of members) {
-      add(node, cp1, workerNodeMetadata, [uncordoned]);
+      add(node, cp1, workerNodeMetadata, [stepId(node.name, kubelet.action), uncordoned]);
       const k = waveOf.get(node.name) as number;
       const wave = waves[k] as ValidNode[];
       if (wave[wave.length - 1] === node) {
@@ -228,8 +231,16 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
       }
     }
   };
-  /** The kubelet steps of the batch before `b`'s drain (set by rollBatch). */
-  let kubeletsAhead: string[] = [];
+  /**
+   * A member of the batch before a drain, as a node ahead in that drain's line: its kubelet once it had
+   * joined before this run, its join when it joins in this run.
+   */
+  const kubeletAhead = (node: ValidNode, b: number): LineNode => ({
+    node: node.name,
+    unitDone: stepId(node.name, kubelet.action),
+    joining: stepId(node.name, join.action),
+    drained: stepId(batchId(b - 1), batchDrain.action),
+  });
   /**
    * A batch's drain (after the first: once the batch before ran its kubelets, which the drain uncordons
    * first), its members' kubelet; the batch before's node metadata; for the last batch its uncordon and
@@ -241,18 +252,24 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     const upgrades = names.map((m) => stepId(m, upgrade.action));
     const before = batches[b - 1];
     // The first batch drains once the control plane's last unit is done (a control-plane node and workers
-    // are never cordoned at once), checked in the cluster too (its marks, `ahead`). Each later one right
-    // after the kubelets of the batch before, always (not only in a rollout: its first act is to uncordon
-    // that batch, which must not come before their kubelets), so one batch is cordoned at a time.
+    // are never cordoned at once), checked in the cluster too (its marks, `ahead`). Each later one after
+    // the kubelets of the batch before: its first act is to uncordon that batch, which must not come before
+    // their kubelets, so one batch is cordoned at a time. Per member of that batch, as its prepare report
+    // says: a member that joins in this run (at the target: never drained, no mark to remove) is waited
+    // for until it joined, so a new cluster's batch steps, which run nothing, do not wait one after
+    // another (a whole chain of them did: about 0.4 s per batch of provisioning). A member that had joined
+    // but reports it had not (its prepare has not run since it joined) is never drained either: its drain
+    // verdict comes from an upgrade step that runs for a version, runtime or gate change, which runs its
+    // prepare again.
     const drained =
       before === undefined
         ? add(first, cp1, batchDrain, upgrades, { ready: [controlPlaneDone] }, { members: names, group: rolloutBatch(b), ahead: cluster.controlPlane.map((n) => n.name) })
-        : add(first, cp1, batchDrain, [...upgrades, ...kubeletsAhead], undefined, { members: names, group: rolloutBatch(b), uncordonsFirst: before.map((n) => n.name) });
+        : add(first, cp1, batchDrain, upgrades, { ready: before.map((n) => kubeletAhead(n, b)) }, { members: names, group: rolloutBatch(b), uncordonsFirst: before.map((n) => n.name) });
     if (before !== undefined) metadataAfter(before, drained);
-    kubeletsAhead = members.map((node) => add(node, node.name, kubelet, [drained]));
+    const kubelets = members.map((node) => add(node, node.name, kubelet, [drained]));
     if (b === batches.length - 1) {
       // The last batch's uncordon right after its kubelets; its members' node-metadata after it.
-      metadataAfter(members, add(first, cp1, batchUncordon, kubeletsAhead, undefined, { members: names, group: rolloutBatch(b) }));
+      metadataAfter(members, add(first, cp1, batchUncordon, kubelets, undefined, { members: names, group: rolloutBatch(b) }));
     }
   };
   cluster.workers.forEach((node) => {

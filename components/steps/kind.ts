@@ -80,7 +80,10 @@ export interface Step {
 export interface LineNode {
   /** The node; for a rollout batch ahead in the worker window (only there), the batch's id. */
   node: string;
-  /** Its rollout unit's last step: what to wait for when the node had joined before this run. */
+  /**
+   * Its rollout unit's last step: what to wait for when the node had joined before this run (a member of
+   * the rollout batch before a batch's drain: its `kubelet`, the drain uncordons it).
+   */
   unitDone: string;
   /**
    * What to wait for when it had not (it joins at the target in this run, so its unit rolls nothing

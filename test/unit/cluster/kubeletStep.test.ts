@@ -50,7 +50,7 @@ test("a unit is upgrade, drain, kubelet, node-metadata (a worker's drain and unc
   expect(unit("w-1").map((s) => [s.id, s.runsOn, s.after])).toEqual([
     ["w-1-upgrade", "w-1", ["w-1-join"]],
     ["w-1-kubelet", "w-1", ["batch_1-drain"]],
-    ["w-1-node-metadata", "cp-1", ["batch_1-uncordon"]],
+    ["w-1-node-metadata", "cp-1", ["w-1-kubelet", "batch_1-uncordon"]],
   ]);
   const drain = ctx("batch_1-drain");
   expect(drain.step.kind.stdin?.reads?.(drain)).toEqual(["w-1-upgrade"]);

@@ -194,10 +194,10 @@ test("describePlan lists every step of the desired state in order, known without
   expect(index("batch_2-uncordon")).toBe(plan.length - 3);
   expect(plan[index("w2-upgrade")]).toContain("(after w2-join; if w2 or cp1 had joined before this run: after batch_1-drain (kubeadm's files here while batch_1 finishes its unit))");
   expect(plan[index("batch_1-drain")]).toContain("c-batch_1-drain (on cp1, after w1-upgrade; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join): for w1, in one session, side by side:");
-  expect(plan[index("batch_2-drain")]).toContain("c-batch_2-drain (on cp1, after w2-upgrade, w1-kubelet): first uncordon w1 (the batch before, after its kubelets; only what this component cordoned), then for w2, in one session, side by side:");
-  expect(plan[index("w1-node-metadata")]).toContain("c-w1-node-metadata (on cp1, after batch_2-drain): ");
+  expect(plan[index("batch_2-drain")]).toContain("c-batch_2-drain (on cp1, after w2-upgrade; after w1-kubelet if w1 had joined before this run, else after w1-join): first uncordon w1 (the batch before, after its kubelets; only what this component cordoned), then for w2, in one session, side by side:");
+  expect(plan[index("w1-node-metadata")]).toContain("c-w1-node-metadata (on cp1, after w1-kubelet, batch_2-drain): ");
   expect(plan[index("batch_2-uncordon")]).toContain("c-batch_2-uncordon (on cp1, after w2-kubelet): for w2, in one session: uncordon each that this component cordoned");
-  expect(plan[index("w2-node-metadata")]).toContain("c-w2-node-metadata (on cp1, after batch_2-uncordon): ");
+  expect(plan[index("w2-node-metadata")]).toContain("c-w2-node-metadata (on cp1, after w2-kubelet, batch_2-uncordon): ");
   expect(index("w2-drain")).toBe(-1);
   expect(plan[index("cp1-upgrade")]).toContain("(after cp1-cluster-config): to v1.33.2: if the node is not at v1.33.2: the kubeadm package, kubeadm upgrade apply v1.33.2");
   expect(plan[index("cp1-init")]).toContain("(after cp1-prepare, cp2-prepare, cp3-prepare, w1-prepare, w2-prepare)");
