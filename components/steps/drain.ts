@@ -231,8 +231,11 @@ export const drain: StepKind = {
  */
 export const batchDrain: StepKind = {
   action: "drain",
-  summary: ({ cluster, members, uncordonsFirst }) =>
-    `${(uncordonsFirst ?? []).length > 0 ? `first uncordon ${membersWords(uncordonsFirst ?? [])} (the batch before, after its kubelets; only what this component cordoned), then ` : ""}for ${membersWords(members ?? [])}, in one session, side by side: cordon and drain each whose kubelet is not at ${cluster.version.text} or whose container runtime is switched (a new criSocket)${(uncordonsFirst ?? []).length > 0 ? "" : "; after the control plane is uncordoned, checked in the cluster too"} (a failed drain stops the rollout here, the batch stays cordoned)`,
+  summary: ({ cluster, members, uncordonsFirst = [] }) => {
+    const first = uncordonsFirst.length > 0 ? `first uncordon ${membersWords(uncordonsFirst)} (the batch before, after its kubelets; only what this component cordoned), then ` : "";
+    const checked = uncordonsFirst.length > 0 ? "" : "; after the control plane is uncordoned, checked in the cluster too";
+    return `${first}for ${membersWords(members ?? [])}, in one session, side by side: cordon and drain each whose kubelet is not at ${cluster.version.text} or whose container runtime is switched (a new criSocket)${checked} (a failed drain stops the rollout here, the batch stays cordoned)`;
+  },
   scripts: ({ step, settings }) =>
     drainScripts({
       members: step.members ?? [],

@@ -65,11 +65,24 @@ const ALL_AT = (v: string) => Object.fromEntries(NAMES.map((n) => [n, v]));
 
 afterEach(() => runCodeFrom(undefined));
 
-/** A new lab at v1.33.2, provisioned by the code before the report ids (which later runs use too). */
-async function madeBefore(): Promise<void> {
-  runCodeFrom(treeAt(BEFORE_REPORTS));
+/** A new lab at v1.33.2, provisioned by the code of `commit` (which later runs use too; default: before the report ids). */
+async function madeBefore(commit = BEFORE_REPORTS): Promise<void> {
+  runCodeFrom(treeAt(commit));
   await labUp(stack("v1.33.2"));
   ok(await run(stack("v1.33.2")));
+}
+
+/**
+ * The rollout to v1.34.2, still run by that code, stopped at `worker`'s kubelet restart (fails once): it
+ * stays cordoned and marked. Returns the count of kubeadm runs before it.
+ */
+async function failedAtKubelet(worker: string): Promise<number> {
+  writeFileSync(hostPathOf(LAB_DIR, worker, "/etc/lab-node/fail-once"), "kubelet-start\n");
+  const before = kubeadmEvents().length;
+  const failed = await run(stack("v1.34.2"));
+  expect(failed.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual([`e2e-${worker}-kubelet`]);
+  expect(cordonedNodes()).toEqual({ unschedulable: [worker], marked: [worker] });
+  return before;
 }
 
 /** The rollout to v1.34.2 run to its end by this code: every node upgraded by kubeadm once since `before`. */
@@ -108,12 +121,7 @@ test("a finished rollout made by e5e8915, moved to this code: kubeadm-config rea
 
 test("a rollout e5e8915 left at a failed kubelet restart, moved to this code: the node is drained again before its kubelet restarts, each node upgraded once, nothing left cordoned", async () => {
   await madeBefore();
-  writeFileSync(hostPathOf(LAB_DIR, "worker-2", "/etc/lab-node/fail-once"), "kubelet-start\n");
-  const before = kubeadmEvents().length;
-  const failed = await run(stack("v1.34.2"));
-  expect(failed.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-2-kubelet"]);
-  expect(cordonedNodes()).toEqual({ unschedulable: ["worker-2"], marked: ["worker-2"] });
-  const done = await finishedHere(before);
+  const done = await finishedHere(await failedAtKubelet("worker-2"));
   expect(drains(done, NAMES)).toEqual({
     "cp-1": "no drain: kubelet at v1.34.2, runtime unchanged",
     "cp-2": "no drain: kubelet at v1.34.2, runtime unchanged",
@@ -129,15 +137,8 @@ test("a rollout e5e8915 left at a failed kubelet restart, moved to this code: th
 const UNCORDON_PER_BATCH = "a1dc379";
 
 test("a rollout a1dc379 (an uncordon step per batch) left at a failed kubelet restart, moved to this code: the old uncordon step is deleted running nothing, the next batch's drain uncordons the node once its kubelet runs, each node upgraded once, nothing left cordoned", async () => {
-  runCodeFrom(treeAt(UNCORDON_PER_BATCH));
-  await labUp(stack("v1.33.2"));
-  ok(await run(stack("v1.33.2")));
-  writeFileSync(hostPathOf(LAB_DIR, "worker-1", "/etc/lab-node/fail-once"), "kubelet-start\n");
-  const before = kubeadmEvents().length;
-  const failed = await run(stack("v1.34.2"));
-  expect(failed.resources.filter((r) => !r.ok).map((r) => r.name)).toEqual(["e2e-worker-1-kubelet"]);
-  expect(cordonedNodes()).toEqual({ unschedulable: ["worker-1"], marked: ["worker-1"] });
-  const done = await finishedHere(before);
+  await madeBefore(UNCORDON_PER_BATCH);
+  const done = await finishedHere(await failedAtKubelet("worker-1"));
   // batch_1's own uncordon goes (no delete command); batch_2's drain, whose script now uncordons batch_1
   // first, runs after worker-1's kubelet; batch_2's uncordon (the last batch's) is updated.
   const ops = (name: string) => done.engine.steps.filter((x) => x.name === name).map((x) => `${x.op}:${x.oldDelete === true}`);
