@@ -7,11 +7,6 @@ import { lineSteps, readyStep, type LineWait, type Step } from "./steps";
 function lineWords(line: LineWait | undefined): string[] {
   if (line === undefined) return [];
   const words = (line.ready ?? []).map((n) => `after ${readyStep(line, n)} if ${n.node} had joined before this run, else after ${n.joining}`);
-  const w = line.window;
-  if (w?.waitFor !== undefined) {
-    const why = w.until === "unitDone" ? `at most ${w.size} worker(s) cordoned at once, in line order` : `kubeadm's files here while ${w.waitFor.node} finishes its unit`;
-    words.push(`if ${w.node} or ${w.firstControlPlane} had joined before this run: after ${w.waitFor[w.until]} (${why})`);
-  }
   return line.ifJoined !== undefined ? words.map((w) => `if ${line.ifJoined} had joined before this run: ${w}`) : words;
 }
 

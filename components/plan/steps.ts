@@ -60,13 +60,13 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    kubelet files, restart, check), `node-metadata` (uncordon what this component cordoned); then `kubeconfig` (read after the upgrade,
  *    which renews the admin certificate);
  * 3. each other control-plane node, one at a time: `join-token` (made on the first control-plane node)
- *    after the node before it ran its `kubeadm upgrade` and was drained (its kubelet and uncordon go on
- *    beside), `join` (once), then its unit (`kubeadm upgrade node`), whose `drain` waits for the node
+ *    after the node before it ran its `kubeadm upgrade` (its drain, kubelet and uncordon go on beside),
+ *    `join` (once), then its unit (`kubeadm upgrade node`), whose `drain` waits for the node
  *    before it to be at the target (its unit done): one control-plane node cordoned at a time; a
  *    control-plane node added in the same `up` as a version change joins a control plane already at
  *    the target;
- * 4. workers once the last control-plane node ran its `kubeadm upgrade` and was drained (every API server
- *    at the target; its kubelet and uncordon go on beside the first batch's `kubeadm upgrade node`, and
+ * 4. workers once the last control-plane node ran its `kubeadm upgrade` (every API server at the
+ *    target; its drain, kubelet and uncordon go on beside the first batch's `kubeadm upgrade node`, and
  *    the first batch drains once its unit is done), in join waves (the workers not gone, in plan order,
  *    `maxConcurrentJoins` at a time, ids `workers_<n>`): each wave's `join-material` (ONE bootstrap token
  *    for its members, on the first control-plane node) after its members' own `join-token` (which runs
@@ -78,7 +78,9 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    at once, and a join starts as soon as that one ends, not when the whole wave before has joined);
  *    and in rollout batches (the same workers, `maxUnavailableWorkers` at a time, ids `batch_<n>`), one
  *    batch cordoned at a time, as kubeadm's upgrade guide takes workers: each member's `upgrade` (kubeadm's
- *    files only; it runs while the batch ahead finishes its unit), the batch's `drain` (one session on the
+ *    files only; kubeadm's guide runs `kubeadm upgrade node` before the drain: it runs beside the drain of
+ *    the batch ahead, once that drain could start, so at most two batches wait for their kubelet after it),
+ *    the batch's `drain` (one session on the
  *    first control-plane node: after the first batch, it first uncordons the batch before, whose kubelet
  *    steps it waits for (each member that had joined before this run; one joining now, for its join); then
  *    the members whose kubelet version or runtime changes, drained side by side), each member's `kubelet`; the last batch's `uncordon` (one session) after its kubelets; each
@@ -142,7 +144,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     const kubeletDone = add(node, node.name, kubelet, [drained]);
     return add(node, cp1, nodeMetadata, [kubeletDone]);
   };
-  const lineNode = (node: ValidNode, joining: string): LineNode => ({ node: node.name, unitDone: stepId(node.name, "node-metadata"), joining, drained: stepId(node.name, "drain") });
+  const lineNode = (node: ValidNode, joining: string): LineNode => ({ node: node.name, unitDone: stepId(node.name, "node-metadata"), joining, upgraded: stepId(node.name, upgrade.action) });
 
   // Every node's prepare (which checks kubeadm's version rules there) before anything changes.
   const prepared = cluster.nodes.map((node) => add(node, node.name, prepare, []));
@@ -154,16 +156,16 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   let ahead = lineNode(first, configured);
 
   for (const node of cluster.controlPlane.slice(1)) {
-    const material = add(node, cp1, joinToken, [configured], { ready: [ahead], readyUntil: "drained" });
+    const material = add(node, cp1, joinToken, [configured], { ready: [ahead], readyUntil: "upgraded" });
     const joined = add(node, node.name, join, [stepId(node.name, "prepare"), material]);
     unit(node, [joined], { ready: [ahead] });
     ahead = lineNode(node, joined);
   }
   const controlPlaneDone = ahead;
   // The workers' join material (so their joins and units, a worker's join waits for its wave's): once the last control-plane node ran its
-  // `kubeadm upgrade` and was drained (every API server at the target); its kubelet and uncordon go on
-  // beside the first batch's `kubeadm upgrade node`, whose drain waits for its whole unit.
-  const controlPlaneUpgraded: LineWait = { ready: [controlPlaneDone], readyUntil: "drained" };
+  // `kubeadm upgrade` (every API server at the target); its drain, kubelet and uncordon go on beside the
+  // first batch's `kubeadm upgrade node`, whose drain waits for its whole unit.
+  const controlPlaneUpgraded: LineWait = { ready: [controlPlaneDone], readyUntil: "upgraded" };
   const live = cluster.workers.filter((n) => !n.gone);
   // Join waves: the workers (not gone) in plan order, joinWindow at a time. Each wave's join material
   // (one token) comes after the joins of the wave before; its node metadata after its members' own.
@@ -185,16 +187,6 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     tokens.add(id);
     return id;
   };
-  /**
-   * The batch before `b` as the one ahead in the window (its id as `node`, for words): drained once its
-   * drain is done, at the target once the step that uncordons it is (batch `b`'s drain).
-   */
-  const batchAhead = (b: number): LineNode | undefined => {
-    const members = batches[b - 1];
-    if (members === undefined) return undefined;
-    const drained = stepId(batchId(b - 1), batchDrain.action);
-    return { node: batchId(b - 1), unitDone: stepId(batchId(b), batchDrain.action), joining: drained, drained };
-  };
   /** A worker's steps up to its `upgrade` (its batch's drain follows once every member's is done). */
   const upToUpgrade = (node: ValidNode, b: number): void => {
     const k = waveOf.get(node.name) as number;
@@ -213,9 +205,9 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     const material = token(node);
     const waveMaterial = materialOf[k] as string;
     const joined = add(node, node.name, join, [stepId(node.name, "prepare"), material, waveMaterial, ...aheadJoined], undefined, { material: waveMaterial });
-    // kubeadm's files while the batch ahead finishes its unit: at most a batch upgraded ahead of the cordoned one.
-    const waitFor = batchAhead(b);
-    add(node, node.name, upgrade, [joined], waitFor !== undefined ? { window: { node: node.name, firstControlPlane: cp1, size: workerWindow, waitFor, until: "drained" } } : undefined);
+    // kubeadm's files (kubeadm's own order: `kubeadm upgrade node`, then drain) beside the drain of the batch
+    // ahead: after what that drain waits for besides its members' upgrades (the batch before it at the target).
+    add(node, node.name, upgrade, [joined], b === 0 ? undefined : drainLine(b - 1));
   };
   /**
    * Each member's own node metadata, after its kubelet and the step that uncordoned it (which waits for
@@ -239,8 +231,22 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     node: node.name,
     unitDone: stepId(node.name, kubelet.action),
     joining: stepId(node.name, join.action),
-    drained: stepId(batchId(b - 1), batchDrain.action),
+    upgraded: stepId(node.name, upgrade.action),
   });
+  /**
+   * What batch `b`'s drain waits for besides its members' upgrades, which the next batch's upgrades wait
+   * for too (they run beside that drain). The first batch drains once the control plane's last unit is
+   * done (a control-plane node and workers are never cordoned at once), checked in the cluster too (its
+   * marks, `ahead`). Each later one after the kubelets of the batch before: its first act is to uncordon
+   * that batch, which must not come before their kubelets, so one batch is cordoned at a time. Per member
+   * of that batch, as its prepare report says: a member that joins in this run (at the target: never
+   * drained, no mark to remove) is waited for until it joined, so a new cluster's batch steps, which run
+   * nothing, do not wait one after another (a whole chain of them did: about 0.4 s per batch of
+   * provisioning). A member that had joined but reports it had not (its prepare has not run since it
+   * joined) is never drained either: its drain verdict comes from an upgrade step that runs for a
+   * version, runtime or gate change, which runs its prepare again.
+   */
+  const drainLine = (b: number): LineWait => (b === 0 ? { ready: [controlPlaneDone] } : { ready: (batches[b - 1] as ValidNode[]).map((n) => kubeletAhead(n, b)) });
   /**
    * A batch's drain (after the first: once the batch before ran its kubelets, which the drain uncordons
    * first), its members' kubelet; the batch before's node metadata; for the last batch its uncordon and
@@ -251,20 +257,10 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     const names = members.map((n) => n.name);
     const upgrades = names.map((m) => stepId(m, upgrade.action));
     const before = batches[b - 1];
-    // The first batch drains once the control plane's last unit is done (a control-plane node and workers
-    // are never cordoned at once), checked in the cluster too (its marks, `ahead`). Each later one after
-    // the kubelets of the batch before: its first act is to uncordon that batch, which must not come before
-    // their kubelets, so one batch is cordoned at a time. Per member of that batch, as its prepare report
-    // says: a member that joins in this run (at the target: never drained, no mark to remove) is waited
-    // for until it joined, so a new cluster's batch steps, which run nothing, do not wait one after
-    // another (a whole chain of them did: about 0.4 s per batch of provisioning). A member that had joined
-    // but reports it had not (its prepare has not run since it joined) is never drained either: its drain
-    // verdict comes from an upgrade step that runs for a version, runtime or gate change, which runs its
-    // prepare again.
     const drained =
       before === undefined
-        ? add(first, cp1, batchDrain, upgrades, { ready: [controlPlaneDone] }, { members: names, group: rolloutBatch(b), ahead: cluster.controlPlane.map((n) => n.name) })
-        : add(first, cp1, batchDrain, upgrades, { ready: before.map((n) => kubeletAhead(n, b)) }, { members: names, group: rolloutBatch(b), uncordonsFirst: before.map((n) => n.name) });
+        ? add(first, cp1, batchDrain, upgrades, drainLine(b), { members: names, group: rolloutBatch(b), ahead: cluster.controlPlane.map((n) => n.name) })
+        : add(first, cp1, batchDrain, upgrades, drainLine(b), { members: names, group: rolloutBatch(b), uncordonsFirst: before.map((n) => n.name) });
     if (before !== undefined) metadataAfter(before, drained);
     const kubelets = members.map((node) => add(node, node.name, kubelet, [drained]));
     if (b === batches.length - 1) {
@@ -322,19 +318,14 @@ function chunks<T>(items: T[], size: number): T[][] {
 
 /**
  * The steps a step's `line` makes it wait for, given which nodes had joined the cluster before this run
- * (their `prepare` report): a node ahead that had joined is waited for until its unit is done, one that
- * had not until it joined; a worker waits for the unit of the `size`-th nearest earlier worker
- * (`window.waitFor`) when it or the first control-plane node had joined (the cluster existed: a worker
- * joining it holds its place in the window), and in no window in a new cluster (nothing is rolled out).
- * Nothing at all when `line.ifJoined` names a node that had not joined.
+ * (their `prepare` report): a node ahead that had joined is waited for until its `readyUntil` stage (default
+ * its unit done), one that had not until it joined. Nothing at all when `line.ifJoined` names a node that
+ * had not joined.
  */
 export function lineAfter(line: LineWait | undefined, joined: (node: string) => boolean): string[] {
   if (line === undefined) return [];
   if (line.ifJoined !== undefined && !joined(line.ifJoined)) return [];
-  const ready = (line.ready ?? []).map((n) => (joined(n.node) ? readyStep(line, n) : n.joining));
-  const w = line.window;
-  if (w === undefined || w.waitFor === undefined || !(joined(w.node) || joined(w.firstControlPlane))) return ready;
-  return [...ready, w.waitFor[w.until]];
+  return (line.ready ?? []).map((n) => (joined(n.node) ? readyStep(line, n) : n.joining));
 }
 
 /** The step a line waits for on a node in `line.ready` that had joined: its `readyUntil` stage (default its unit done). */
@@ -344,13 +335,13 @@ export function readyStep(line: LineWait, n: LineNode): string {
 
 /**
  * Every step a line may make its step wait for, whatever the nodes report ({@link lineAfter} picks among
- * them): each node ahead's `readyUntil` stage and its join, and the window's stage of the worker ahead.
+ * them): each node ahead's `readyUntil` stage and its join.
  */
 export function lineSteps(line: LineWait): string[] {
-  return [...(line.ready ?? []).flatMap((n) => [readyStep(line, n), n.joining]), ...(line.window?.waitFor ? [line.window.waitFor[line.window.until]] : [])];
+  return (line.ready ?? []).flatMap((n) => [readyStep(line, n), n.joining]);
 }
 
 /** The nodes whose `prepare` reports decide a line's waits ({@link lineAfter}), in a fixed order. */
 export function lineNodes(line: LineWait): string[] {
-  return [...(line.ifJoined !== undefined ? [line.ifJoined] : []), ...(line.ready ?? []).map((n) => n.node), ...(line.window ? [line.window.node, line.window.firstControlPlane] : [])];
+  return [...(line.ifJoined !== undefined ? [line.ifJoined] : []), ...(line.ready ?? []).map((n) => n.node)];
 }

@@ -78,7 +78,7 @@ export interface Step {
 
 /** A node ahead in the rollout line, and the steps after which it is at the target in the cluster. */
 export interface LineNode {
-  /** The node; for a rollout batch ahead in the worker window (only there), the batch's id. */
+  /** The node. */
   node: string;
   /**
    * Its rollout unit's last step: what to wait for when the node had joined before this run (a member of
@@ -90,8 +90,8 @@ export interface LineNode {
    * out): its `join`; for the first control-plane node, `cluster-config` after `init`.
    */
   joining: string;
-  /** Its `drain` step (a batch's): once done, the node is cordoned and drained (a worker's window lets the next batch's `upgrade` start). */
-  drained: string;
+  /** Its `upgrade` step (the kubeadm package and `kubeadm upgrade apply|node`): once done, its API server (a control-plane node's) is at the target. */
+  upgraded: string;
 }
 
 /**
@@ -104,11 +104,12 @@ export interface LineWait {
   ready?: LineNode[];
   /**
    * How far each node in `ready` that had joined must be: `unitDone` (the default: its whole unit), or
-   * `drained` (a control-plane node's `join-token`, which the node's join and unit follow: the control-plane
-   * node ahead has run its `kubeadm upgrade` and is drained; its kubelet and uncordon go on beside this
-   * node's `kubeadm upgrade node`, whose `drain` then waits for that node's whole unit).
+   * `upgraded` (a control-plane node's `join-token`, which the node's join and unit follow, and the workers'
+   * join material: the control-plane node ahead has run its `kubeadm upgrade`, so its API server is at the
+   * target; its drain, kubelet and uncordon go on beside this node's `kubeadm upgrade node`, whose `drain`
+   * then waits for that node's whole unit: one node cordoned at a time).
    */
-  readyUntil?: "drained" | "unitDone";
+  readyUntil?: "upgraded" | "unitDone";
   /**
    * The node whose report gates every wait of this line: when it had not joined before this run, the step
    * waits for none of them (a worker's `join-token`, which runs no command on a worker that joins in this
@@ -116,24 +117,6 @@ export interface LineWait {
    * node, which must not run beside that node's `kubeadm upgrade apply`, when its API server restarts).
    */
   ifJoined?: string;
-  /**
-   * The worker window: the rollout batches (`size` workers each, in line order, the ones joining in this
-   * run included: their steps run no command but keep their place), one batch cordoned at a time. When
-   * this step's node (`node`: a worker, or a batch's first member) or the first control-plane node
-   * (`firstControlPlane`) had joined before this run (the cluster existed, so this run may roll something
-   * out), wait for `waitFor`, the batch ahead (none for the first batch), up to the stage `until`:
-   * - `unitDone`: its whole unit (the plan's rollout batches no longer use it: a later batch's `drain`
-   *   always waits for the kubelets of the batch before, which it uncordons first);
-   * - on a member's `upgrade` (the kubeadm package and `kubeadm upgrade node`: files only, the kubelet
-   *   keeps running its old binary until its `kubelet` step), `drained` (the batch ahead's `drain`): it
-   *   runs while the batch ahead finishes its unit, so the drain that follows does not wait for it; at
-   *   most one batch is upgraded ahead of the cordoned one (a failure stops the rollout with at most that
-   *   many workers whose kubelet waits for its step).
-   * In a new cluster no worker waits in a window (nothing is rolled out). Two nodes' reports, whatever the
-   * cluster's size: the program's Outputs and the state's dependencies grow linearly with the nodes
-   * (waiting on the reports of every earlier worker made both quadratic: 1000 nodes ran out of memory).
-   */
-  window?: { node: string; firstControlPlane: string; size: number; waitFor?: LineNode; until: "drained" | "unitDone" };
 }
 
 /** Settings of the cluster that shape the scripts (plain values, defaults applied). */

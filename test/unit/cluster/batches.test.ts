@@ -2,8 +2,8 @@
  * Rollout batches in the plan: the workers not gone, in plan order, `maxUnavailableWorkers` at a time,
  * each with ONE drain step on the first control-plane node, and the last batch ONE uncordon step; the
  * first batch drains after the control plane's last unit, each later one after the kubelets of the batch
- * before, which it uncordons first; a member's upgrade runs while the batch ahead finishes (after its
- * drain). (Fails on 150ba08: one drain per worker, no batches; on a1dc379: one uncordon step per batch.)
+ * before, which it uncordons first; a member's upgrade runs beside the drain of the batch ahead (after what
+ * that drain waits for). (Fails on 150ba08: one drain per worker, no batches; on a1dc379: one uncordon step per batch.)
  */
 import { validateCluster } from "../../../components/kubeadm/validate";
 import { buildPlan, lineAfter } from "../../../components/plan/steps";
@@ -50,8 +50,10 @@ test("the batches' waits: drain after every member's upgrade (the first after th
   for (const [w, b, uncordon] of [["w1", 1, "batch_2-drain"], ["w2", 1, "batch_2-drain"], ["w3", 2, "batch_3-drain"], ["w4", 2, "batch_3-drain"], ["w5", 3, "batch_3-uncordon"]] as const) {
     expect(waits(steps, `${w}-kubelet`)).toEqual({ after: [`batch_${b}-drain`], existing: [], fresh: [] });
     expect(waits(steps, `${w}-node-metadata`)).toEqual({ after: [`${w}-kubelet`, uncordon], existing: [], fresh: [] });
-    // A member's upgrade (kubeadm's files) runs while the batch ahead finishes: after its drain.
-    expect(waits(steps, `${w}-upgrade`)).toEqual({ after: [`${w}-join`], existing: b === 1 ? [] : [`batch_${b - 1}-drain`], fresh: [] });
+    // A member's upgrade (kubeadm's files) runs beside the drain of the batch ahead: after what that drain
+    // waits for besides its members' upgrades (fails on 7a17c88: after that drain).
+    const twoAhead = b === 1 ? undefined : b === 2 ? { existing: ["cp1-node-metadata"], fresh: ["cp1-cluster-config"] } : { existing: ["w1-kubelet", "w2-kubelet"], fresh: ["w1-join", "w2-join"] };
+    expect(waits(steps, `${w}-upgrade`)).toEqual({ after: [`${w}-join`], existing: twoAhead?.existing ?? [], fresh: twoAhead?.fresh ?? [] });
   }
   // In the cluster, the first drain waits on the marks of the control-plane nodes; each later one
   // uncordons the batch before first.

@@ -58,22 +58,26 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   expect(reg("c-cp1-upgrade").start).toBeGreaterThan(reg("c-cp1-cluster-config").end);
   // The admin kubeconfig is read after the upgrade (which renews its certificate).
   expect(reg("c-cp1-kubeconfig").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
-  // Nothing else joins or upgrades before the first control-plane node is drained (its kubeadm upgrade
-  // apply done), nothing else is drained before its unit is done.
+  // Nothing else joins or upgrades before the first control-plane node ran its kubeadm upgrade apply
+  // (its drain goes on beside), nothing else is drained before its unit is done.
   for (const n of ["cp2", "cp3", "w1", "w2"]) {
-    expect(reg(`c-${n}-join`).start).toBeGreaterThan(reg("c-cp1-drain").end);
+    expect(reg(`c-${n}-join`).start).toBeGreaterThan(reg("c-cp1-upgrade").end);
     expect(reg(`c-${n}-join`).start).toBeGreaterThan(reg(`c-${n}-join-token`).end);
     expect(reg(`c-${n}-upgrade`).start).toBeGreaterThan(reg(`c-${n}-join`).end);
     expect(reg(`c-${n.startsWith("cp") ? n : `batch_${n.slice(1)}`}-drain`).start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   }
-  // Workers once the last control-plane node ran its kubeadm upgrade and was drained (every API server
-  // at the target); they drain once its whole unit is done (never cordoned beside it).
+  // Workers once the last control-plane node ran its kubeadm upgrade (every API server at the target);
+  // they drain once its whole unit is done (never cordoned beside it).
   // A worker's join waits for its wave's join-material, made once the control plane is upgraded (its own
   // join-token too when the worker had joined; idle on a joining worker, it waits for nothing more).
-  expect(reg("c-workers_1-join-material").start).toBeGreaterThan(reg("c-cp3-drain").end);
-  expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-drain").end);
-  expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-drain").end);
-  for (const w of ["w1", "w2"]) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-drain").end);
+  // The node ahead's drain goes on beside (fails on 7a17c88: after that drain).
+  expect(reg("c-workers_1-join-material").start).toBeGreaterThan(reg("c-cp3-upgrade").end);
+  expect(reg("c-workers_1-join-material").start).toBeLessThan(reg("c-cp3-drain").end);
+  expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-upgrade").end);
+  expect(reg("c-cp2-join-token").start).toBeLessThan(reg("c-cp1-drain").end);
+  expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-upgrade").end);
+  expect(reg("c-cp3-join-token").start).toBeLessThan(reg("c-cp2-drain").end);
+  for (const w of ["w1", "w2"]) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-upgrade").end);
   for (const b of ["batch_1", "batch_2"]) expect(reg(`c-${b}-drain`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
   // Workers join side by side.
   const [a, b] = [reg("c-w1-join"), reg("c-w2-join")];
@@ -98,20 +102,24 @@ test("the rollout line does not depend on anything the caller passes: workers at
   const c = new Cluster("c", clusterArgs({ maxUnavailableWorkers: 2, nodes: [...clusterArgs().nodes.slice(0, 3), ...workers] }));
   await valueOf(c.nodes);
   await settled();
-  // Control-plane nodes one at a time between drain and uncordon, each upgraded once the one before is drained.
-  expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-drain").end);
-  expect(reg("c-cp3-upgrade").start).toBeGreaterThan(reg("c-cp2-drain").end);
+  // Control-plane nodes one at a time between drain and uncordon, each upgraded once the one before is
+  // (its drain beside).
+  expect(reg("c-cp2-upgrade").start).toBeGreaterThan(reg("c-cp1-upgrade").end);
+  expect(reg("c-cp3-upgrade").start).toBeGreaterThan(reg("c-cp2-upgrade").end);
   expect(reg("c-cp2-drain").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   expect(reg("c-cp3-drain").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
-  // Workers once the last control-plane node is drained, in batches of 2 (w1 w2, w3 w4, w5); the first
+  // Workers once the last control-plane node is upgraded, in batches of 2 (w1 w2, w3 w4, w5); the first
   // batch drains once its unit is done, each later one (which first uncordons the batch before) once the
-  // kubelets of the batch before are done.
-  for (const w of workers) expect(reg(`c-${w.name}-upgrade`).start).toBeGreaterThan(reg("c-cp3-drain").end);
+  // kubelets of the batch before are done; a batch's upgrades run beside the drain of the batch ahead,
+  // after what that drain waits for (fails on 7a17c88: after that drain).
+  for (const w of workers) expect(reg(`c-${w.name}-upgrade`).start).toBeGreaterThan(reg("c-cp3-upgrade").end);
   expect(reg("c-batch_1-drain").start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
   for (const w of ["w1", "w2"]) expect(reg("c-batch_2-drain").start).toBeGreaterThan(reg(`c-${w}-kubelet`).end);
   for (const w of ["w3", "w4"]) expect(reg("c-batch_3-drain").start).toBeGreaterThan(reg(`c-${w}-kubelet`).end);
-  for (const w of ["w3", "w4"]) expect(reg(`c-${w}-upgrade`).start).toBeGreaterThan(reg("c-batch_1-drain").end);
-  expect(reg("c-w5-upgrade").start).toBeGreaterThan(reg("c-batch_2-drain").end);
+  for (const w of ["w3", "w4"]) expect(reg(`c-${w}-upgrade`).start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
+  for (const w of ["w3", "w4"]) expect(reg(`c-${w}-upgrade`).start).toBeLessThan(reg("c-batch_1-drain").end);
+  for (const w of ["w1", "w2"]) expect(reg("c-w5-upgrade").start).toBeGreaterThan(reg(`c-${w}-kubelet`).end);
+  expect(reg("c-w5-upgrade").start).toBeLessThan(reg("c-batch_2-drain").end);
   // A batch drains once every member is upgraded; it is uncordoned (by the next batch's drain, or the last
   // batch's uncordon) once every member's kubelet is done, and each member's node-metadata comes after that.
   for (const [b, members, uncordon] of [["batch_1", ["w1", "w2"], "batch_2-drain"], ["batch_2", ["w3", "w4"], "batch_3-drain"], ["batch_3", ["w5"], "batch_3-uncordon"]] as const) {
@@ -123,11 +131,14 @@ test("the rollout line does not depend on anything the caller passes: workers at
     }
   }
   // The batches' drains one after another (one batch cordoned at a time: each drain first uncordons the
-  // batch before); at most 2 workers upgraded ahead of their batch's drain.
+  // batch before); at most two batches (4 workers) upgraded ahead of their batch's drain: the one being
+  // drained and the next, whose upgrades run beside that drain; never a third.
   expect(reg("c-batch_2-drain").start).toBeGreaterThan(reg("c-batch_1-drain").end);
   expect(reg("c-batch_3-drain").start).toBeGreaterThan(reg("c-batch_2-drain").end);
   const upgraded = workers.map((w, i) => [reg(`c-${w.name}-upgrade`).start, reg(`c-batch_${1 + (i >> 1)}-drain`).end] as const);
-  for (const [start] of upgraded) expect(upgraded.filter(([a, b]) => a <= start && b > start).length).toBeLessThanOrEqual(2);
+  const ahead = upgraded.map(([start]) => upgraded.filter(([a, b]) => a <= start && b > start).length);
+  expect(Math.max(...ahead)).toBeLessThanOrEqual(4);
+  expect(Math.max(...ahead)).toBeGreaterThan(2);
 });
 
 test("no resource input holds the clock: the same program at two times registers the same inputs", async () => {
@@ -180,19 +191,19 @@ test("describePlan lists every step of the desired state in order, known without
   const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));
   expect(index("cp2-join")).toBeLessThan(index("cp3-join-token"));
-  expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp2-drain if cp2 had joined before this run, else after cp2-join)");
+  expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp2-upgrade if cp2 had joined before this run, else after cp2-join)");
   expect(plan[index("cp3-drain")]).toContain("(on cp1, after cp3-upgrade; after cp2-node-metadata if cp2 had joined before this run, else after cp2-join)");
   expect(plan[index("w1-join-token")]).toContain(
-    "c-w1-join-token (on cp1, after cp1-cluster-config; if w1 had joined before this run: after cp3-drain if cp3 had joined before this run, else after cp3-join): ",
+    "c-w1-join-token (on cp1, after cp1-cluster-config; if w1 had joined before this run: after cp3-upgrade if cp3 had joined before this run, else after cp3-join): ",
   );
   expect(plan[index("workers_1-join-material")]).toContain(
-    "c-workers_1-join-material (on cp1, after cp1-cluster-config, w1-join-token, w2-join-token; after cp3-drain if cp3 had joined before this run, else after cp3-join): make fresh join material for the join wave of w1 and w2: ONE bootstrap token",
+    "c-workers_1-join-material (on cp1, after cp1-cluster-config, w1-join-token, w2-join-token; after cp3-upgrade if cp3 had joined before this run, else after cp3-join): make fresh join material for the join wave of w1 and w2: ONE bootstrap token",
   );
   expect(plan[index("w1-join")]).toContain("(after w1-prepare, w1-join-token, workers_1-join-material)");
   expect(plan[index("workers_1-node-metadata")]).toContain("c-workers_1-node-metadata (on cp1, after w1-node-metadata, w2-node-metadata): for w1 and w2, in one session:");
   expect(index("workers_1-node-metadata")).toBe(plan.length - 1);
   expect(index("batch_2-uncordon")).toBe(plan.length - 3);
-  expect(plan[index("w2-upgrade")]).toContain("(after w2-join; if w2 or cp1 had joined before this run: after batch_1-drain (kubeadm's files here while batch_1 finishes its unit))");
+  expect(plan[index("w2-upgrade")]).toContain("(after w2-join; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join)");
   expect(plan[index("batch_1-drain")]).toContain("c-batch_1-drain (on cp1, after w1-upgrade; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join): for w1, in one session, side by side:");
   expect(plan[index("batch_2-drain")]).toContain("c-batch_2-drain (on cp1, after w2-upgrade; after w1-kubelet if w1 had joined before this run, else after w1-join): first uncordon w1 (the batch before, after its kubelets; only what this component cordoned), then for w2, in one session, side by side:");
   expect(plan[index("w1-node-metadata")]).toContain("c-w1-node-metadata (on cp1, after w1-kubelet, batch_2-drain): ");

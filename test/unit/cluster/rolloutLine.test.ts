@@ -109,7 +109,7 @@ test("a cluster that had been made: the kubeadm-config read and edit run their s
   expect(String(reg("c-cp1-cluster-config").inputs.stdin)).toMatch(/\nmanifest [A-Za-z0-9+/=]+\n/);
 });
 
-test("nodes that had joined keep the line: member workers cordoned one batch at a time (maxUnavailableWorkers 1: one worker each), each upgraded after the batch ahead was drained; a worker that joins the cluster in this run holds its batch's place in the window", async () => {
+test("nodes that had joined keep the line: member workers cordoned one batch at a time (maxUnavailableWorkers 1: one worker each), each upgraded beside the drain of the batch ahead (not after it); a worker that joins the cluster in this run holds its batch's place in the window", async () => {
   await up((n) => n !== "w2");
   for (const n of ["cp1", "w1", "w3"]) expect(typeof reg(`c-${n}-upgrade`).inputs.create).toBe("string");
   expect(reg("c-w2-upgrade").inputs.create).toBeUndefined();
@@ -117,32 +117,37 @@ test("nodes that had joined keep the line: member workers cordoned one batch at 
   // before (w1 had joined), so it runs; every other batch's drain has a member that had joined.
   for (const k of [1, 2, 3, 4, 5]) expect(typeof reg(`c-batch_${k}-drain`).inputs.create).toBe("string");
   expect(typeof reg("c-batch_5-uncordon").inputs.create).toBe("string");
-  // The control plane one node at a time (each upgraded once the one before is drained, drained once
-  // its unit is done), before any worker joins or upgrades.
-  expect(reg("c-cp2-join-token").start).toBeGreaterThan(reg("c-cp1-drain").end);
-  expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-drain").end);
+  // The control plane one node at a time (each upgraded once the one before is, beside its drain; drained
+  // once its unit is done), before any worker joins or upgrades.
+  expect(reg("c-cp2-join-token").start).toBeGreaterThan(reg("c-cp1-upgrade").end);
+  expect(reg("c-cp3-join-token").start).toBeGreaterThan(reg("c-cp2-upgrade").end);
   expect(reg("c-cp2-drain").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
   expect(reg("c-cp3-drain").start).toBeGreaterThan(reg("c-cp2-node-metadata").end);
-  // Workers once the last control-plane node is drained (its kubelet and uncordon beside the first
-  // batch's kubeadm upgrade node), and the first batch's drain once its unit is done.
-  for (const w of WORKERS) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-drain").end);
+  // Workers once the last control-plane node is upgraded (its drain, kubelet and uncordon beside the
+  // first batch's kubeadm upgrade node), and the first batch's drain once its unit is done.
+  for (const w of WORKERS) expect(reg(`c-${w}-join`).start).toBeGreaterThan(reg("c-cp3-upgrade").end);
   expect(reg("c-workers_1-join-material").start).toBeLessThan(reg("c-cp3-node-metadata").end);
   expect(reg("c-batch_1-drain").start).toBeGreaterThan(reg("c-cp3-node-metadata").end);
   // A joined worker's own join-token (whose update runs `kubeadm token create` on cp1, e.g. for a new
   // joinTokenTtl) once every API server is at the target, never beside cp1's `kubeadm upgrade apply`;
   // w2's (joining: idle) waits for nothing more. Fails on 0b0d4a0: every worker's token ran right after
   // cp1's kubeadm-config edit.
-  for (const w of ["w1", "w3", "w4", "w5"]) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-drain").end);
+  for (const w of ["w1", "w3", "w4", "w5"]) expect(reg(`c-${w}-join-token`).start).toBeGreaterThan(reg("c-cp3-upgrade").end);
   expect(reg("c-w2-join-token").start).toBeLessThan(reg("c-cp1-drain").end);
   // w2 (new, joining a cluster that existed) keeps its place. Each batch's drain (which first uncordons
   // the batch before) waits for the kubelets of the batch before, so one batch is cordoned at a time:
-  // w1 is uncordoned, then w2's batch drains nothing, then w3's drain; each upgrade waits for the drain
-  // of the batch ahead; the last batch's uncordon for its kubelet; each worker's node-metadata for the
-  // step that uncordons it.
+  // w1 is uncordoned, then w2's batch drains nothing, then w3's drain; each upgrade runs beside the drain
+  // of the batch ahead, once that drain could start (after what it waits for besides its own members'
+  // upgrades: the control plane's last unit, or the kubelets of the batch before it), so at most two
+  // batches wait for their kubelet after `kubeadm upgrade node`; the last batch's uncordon waits for its
+  // kubelet; each worker's node-metadata for the step that uncordons it. Fails on 7a17c88: each upgrade
+  // waited for the drain of the batch ahead to end.
   for (let k = 2; k <= 5; k++) {
-    // w2 joins in this run (nothing to uncordon): batch_3's drain waits for its join only.
-    expect(reg(`c-batch_${k}-drain`).start).toBeGreaterThan(reg(`c-w${k - 1}-${k === 3 ? "join" : "kubelet"}`).end);
-    expect(reg(`c-w${k}-upgrade`).start).toBeGreaterThan(reg(`c-batch_${k - 1}-drain`).end);
+    // w2 joins in this run (nothing to uncordon): batch_3's drain and w4's upgrade wait for its join only.
+    const kubeletAhead = (j: number) => (j === 0 ? "c-cp3-node-metadata" : `c-w${j}-${j === 2 ? "join" : "kubelet"}`);
+    expect(reg(`c-batch_${k}-drain`).start).toBeGreaterThan(reg(kubeletAhead(k - 1)).end);
+    expect(reg(`c-w${k}-upgrade`).start).toBeGreaterThan(reg(kubeletAhead(k - 2)).end);
+    expect(reg(`c-w${k}-upgrade`).start).toBeLessThan(reg(`c-batch_${k - 1}-drain`).end);
     expect(reg(`c-batch_${k}-drain`).start).toBeGreaterThan(reg(`c-w${k}-upgrade`).end);
     expect(reg(`c-w${k - 1}-node-metadata`).start).toBeGreaterThan(reg(`c-batch_${k}-drain`).end);
   }
@@ -151,7 +156,7 @@ test("nodes that had joined keep the line: member workers cordoned one batch at 
   expect(reg("c-w3-upgrade").start).toBeGreaterThan(reg("c-w2-join").end);
 });
 
-test("the worker window in the plan: a batch's drain comes after the kubelets of the batch ahead (which it uncordons first; after a member's join when it joins in this run), a member's upgrade in a rollout only after that batch's drain (so it runs while that batch's unit ends)", async () => {
+test("the worker window in the plan: a batch's drain comes after the kubelets of the batch ahead (which it uncordons first; after a member's join when it joins in this run), a member's upgrade after what the drain of the batch ahead waits for (so it runs beside that drain)", async () => {
   const { buildPlan } = await import("../../../components/plan/steps");
   const { validateCluster } = await import("../../../components/kubeadm/validate");
   const nodes = ["cp1", ...WORKERS].map((name, i) => ({ name, role: i === 0 ? "control-plane" : "worker", host: `10.0.0.${i + 1}`, port: 22, user: "root", hostGiven: true }));
@@ -159,30 +164,28 @@ test("the worker window in the plan: a batch's drain comes after the kubelets of
     const steps = buildPlan(validateCluster({ kubernetesVersion: "v1.34.2", nodes, controlPlaneEndpoint: "10.0.0.1:6443" } as never), { maxUnavailableWorkers: size });
     const waits = (id: string, joined = true) => lineAfter(steps.find((s) => s.id === id)?.line, () => joined);
     // w5 is alone in the last batch: batch_5 (size 1) or batch_3 (size 2: w1 w2, w3 w4, w5).
-    const [own, ahead] = size === 1 ? ["batch_5", "batch_4"] : ["batch_3", "batch_2"];
+    const own = size === 1 ? "batch_5" : "batch_3";
     const after = (id: string) => steps.find((s) => s.id === id)?.after;
     const kubeletsAhead = size === 1 ? ["w4-kubelet"] : ["w3-kubelet", "w4-kubelet"];
-    expect({ size, upgrade: waits("w5-upgrade"), drain: waits(`${own}-drain`), drainAfter: after(`${own}-drain`), kubelet: waits("w5-kubelet") }).toEqual({ size, upgrade: [`${ahead}-drain`], drain: kubeletsAhead, drainAfter: ["w5-upgrade"], kubelet: [] });
+    // The drain of the batch ahead (batch_4: w4, or batch_2: w3 w4) waits for the kubelets of the batch
+    // before it (w3, or w1 w2): so does w5's upgrade.
+    const kubeletsTwoAhead = size === 1 ? ["w3-kubelet"] : ["w1-kubelet", "w2-kubelet"];
+    expect({ size, upgrade: waits("w5-upgrade"), drain: waits(`${own}-drain`), drainAfter: after(`${own}-drain`), kubelet: waits("w5-kubelet") }).toEqual({ size, upgrade: kubeletsTwoAhead, drain: kubeletsAhead, drainAfter: ["w5-upgrade"], kubelet: [] });
     expect(steps.find((s) => s.id === `${own}-drain`)?.uncordonsFirst).toEqual(kubeletsAhead.map((k) => k.replace("-kubelet", "")));
-    // A new cluster: no window on the upgrade; the drain waits for the joins of the batch ahead only.
-    expect([waits("w5-upgrade", false), waits(`${own}-drain`, false)]).toEqual([[], kubeletsAhead.map((k) => k.replace("-kubelet", "-join"))]);
+    // A new cluster: the upgrade and the drain wait for those members' joins only.
+    const joins = (ks: string[]) => ks.map((k) => k.replace("-kubelet", "-join"));
+    expect([waits("w5-upgrade", false), waits(`${own}-drain`, false)]).toEqual([joins(kubeletsTwoAhead), joins(kubeletsAhead)]);
   }
 });
 
-test("lineAfter: a worker waits for the worker `size` places before it, up to the window's stage, when it or the first control-plane node had joined (a joining worker holds its place), in no window in a new cluster; a node ahead is waited for until its unit is done, or its join when it joins in this run", () => {
-  const ln = (n: string) => ({ node: n, unitDone: `${n}-node-metadata`, joining: `${n}-join`, drained: `${n}-drain` });
-  const window = { node: "e", firstControlPlane: "cp", size: 2, waitFor: ln("c"), until: "unitDone" as const };
-  expect(lineAfter({ window }, () => true)).toEqual(["c-node-metadata"]);
-  expect(lineAfter({ window: { ...window, until: "drained" } }, () => true)).toEqual(["c-drain"]);
-  expect(lineAfter({ window }, (n) => n !== "c")).toEqual(["c-node-metadata"]);
-  // Joining a cluster that existed: it keeps its place, so the window holds around it.
-  expect(lineAfter({ window }, (n) => n !== "e")).toEqual(["c-node-metadata"]);
-  expect(lineAfter({ window }, (n) => n === "e")).toEqual(["c-node-metadata"]);
-  // A new cluster: nothing to roll out, no window.
-  expect(lineAfter({ window }, () => false)).toEqual([]);
-  expect(lineAfter({ window: { node: "a", firstControlPlane: "cp", size: 2, until: "unitDone" } }, () => true)).toEqual([]);
+test("lineAfter: a node ahead is waited for until its unit is done (or its readyUntil stage), or its join when it joins in this run; a line gated by ifJoined waits for nothing when that node joins in this run", () => {
+  const ln = (n: string) => ({ node: n, unitDone: `${n}-node-metadata`, joining: `${n}-join`, upgraded: `${n}-upgrade` });
   expect(lineAfter({ ready: [ln("x")] }, () => true)).toEqual(["x-node-metadata"]);
   expect(lineAfter({ ready: [ln("x")] }, () => false)).toEqual(["x-join"]);
+  expect(lineAfter({ ready: [ln("x"), ln("y")] }, (n) => n === "y")).toEqual(["x-join", "y-node-metadata"]);
+  expect(lineAfter({ ready: [ln("x")], readyUntil: "upgraded" }, () => true)).toEqual(["x-upgrade"]);
+  expect(lineAfter({ ready: [ln("x")], ifJoined: "e" }, (n) => n !== "e")).toEqual([]);
+  expect(lineAfter({ ready: [ln("x")], ifJoined: "e" }, () => true)).toEqual(["x-node-metadata"]);
   expect(lineAfter(undefined, () => true)).toEqual([]);
 });
 
@@ -198,20 +201,21 @@ test("an upgrade leaves init and join alone: their scripts do not name the versi
   expect(JSON.stringify(reg("c-w1-join").inputs.stdin)).toContain("# pulumi-kubeadm: kubernetesVersion v1.34.2");
 });
 
-test("the plan grows linearly: each window (a member's upgrade, a batch's drain) names one batch, whatever the number of workers", async () => {
+test("the plan grows linearly: each line (a member's upgrade, a batch's drain) names one batch, whatever the number of workers", async () => {
   const { buildPlan } = await import("../../../components/plan/steps");
   const { validateCluster } = await import("../../../components/kubeadm/validate");
   const workers = Array.from({ length: 300 }, (_, i) => ({ name: `w${i}`, role: "worker", host: `10.0.${1 + (i >> 8)}.${i & 255}`, port: 22, user: "root", hostGiven: true }));
   const nodes = [{ name: "cp1", role: "control-plane", host: "10.0.0.1", port: 22, user: "root", hostGiven: true }, ...workers];
   const steps = buildPlan(validateCluster({ kubernetesVersion: "v1.34.2", nodes, controlPlaneEndpoint: "10.0.0.1:6443" } as never), { maxUnavailableWorkers: 3 });
-  const windows = (action: string) => steps.flatMap((s) => (s.line?.window && s.action === action ? [s.line.window] : []));
-  // 100 batches of 3: every upgrade but the first batch's waits in the window; no drain does (each after
-  // the first waits in its line for the 3 members of the batch before: their kubelets or joins).
-  expect([windows("drain").length, windows("upgrade").length]).toEqual([0, 297]);
-  expect(Math.max(...steps.filter((s) => s.action === "drain").map((s) => (s.line?.ready ?? []).length))).toBe(3);
-  // Each window is one record of a batch to wait for (JSON of the line: no list of earlier workers).
-  expect(Math.max(...[...windows("drain"), ...windows("upgrade")].map((w) => JSON.stringify(w).length))).toBeLessThan(200);
+  const lines = (action: string) => steps.flatMap((s) => (s.line && s.action === action && !s.id.startsWith("cp1-") ? [s.line] : []));
+  // 100 batches of 3: every drain waits in a line (the first on cp1's unit); every upgrade but the first
+  // batch's too, on the same nodes as the drain of the batch ahead (cp1, or the 3 members before it).
+  expect([lines("drain").length, lines("upgrade").length]).toEqual([100, 297]);
+  expect(Math.max(...[...lines("drain"), ...lines("upgrade")].map((l) => (l.ready ?? []).length))).toBe(3);
+  // Each line is a record of at most one batch to wait for (JSON of the line: no list of earlier workers).
+  expect(Math.max(...[...lines("drain"), ...lines("upgrade")].map((l) => JSON.stringify(l).length))).toBeLessThan(400);
   expect(steps.find((s) => s.id === "batch_100-drain")?.uncordonsFirst).toEqual(["w294", "w295", "w296"]);
-  expect(steps.find((s) => s.id === "w299-upgrade")?.line?.window?.waitFor?.node).toBe("batch_99");
+  expect(steps.find((s) => s.id === "w299-upgrade")?.line?.ready?.map((n) => n.node)).toEqual(["w291", "w292", "w293"]);
+  expect(steps.find((s) => s.id === "w4-upgrade")?.line?.ready?.map((n) => n.node)).toEqual(["cp1"]);
   expect(steps.find((s) => s.id === "w2-upgrade")?.line).toBeUndefined();
 });
