@@ -25,6 +25,8 @@ export interface StubOptions {
    * started, and fails if they did not (drains run one after another).
    */
   together?: string[];
+  /** The same for uncordons: each one's `kubectl uncordon` waits (at most 20 s) until every one of them has started. */
+  uncordonTogether?: string[];
   /** `get nodes` answers `lists[i]` (`name|mark` lines) on its i-th call, the last one from then on, instead of the files. */
   lists?: string[];
 }
@@ -66,6 +68,10 @@ drain)
   case " ${(opts.failDrain ?? []).join(" ")} " in *" $2 "*) echo "error: cannot evict pod web-0 ($2): PodDisruptionBudget" >&2; exit 1 ;; esac
   IFS='|' read -r u m <"$D/$2"; set_node "$2" true "$m" ;;
 uncordon)
+  touch ${started}/uncordon-"$2"
+  for other in ${(opts.uncordonTogether ?? []).join(" ")}; do
+    n=0; until [ -f ${started}/uncordon-"$other" ]; do n=$((n + 1)); [ $n -lt 200 ] || { echo "error: $other not uncordoned beside $2" >&2; exit 1; }; sleep 0.1; done
+  done
   IFS='|' read -r u m <"$D/$2"; set_node "$2" "" "$m" ;;
 esac`,
   );

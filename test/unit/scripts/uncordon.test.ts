@@ -17,8 +17,20 @@ test("uncordons only the members this component cordoned and removes their mark;
   expect(r.stderr).toBe("");
   expect(r.status).toBe(0);
   expect(r.stdout).toBe("w1: uncordoned\nw2: not cordoned by this component\nw3: uncordoned\nw4: not cordoned by this component\n");
-  expect(c.writes()).toEqual(["uncordon w1", `annotate --overwrite node w1 ${CORDONED}-`, `annotate --overwrite node w3 ${CORDONED}-`]);
+  // The members side by side: in no fixed order between them, each one's in order.
+  expect([...c.writes()].sort()).toEqual([`annotate --overwrite node w1 ${CORDONED}-`, `annotate --overwrite node w3 ${CORDONED}-`, "uncordon w1"]);
+  expect(c.writes().filter((w) => w.endsWith(" w1") || w.includes(" w1 "))).toEqual(["uncordon w1", `annotate --overwrite node w1 ${CORDONED}-`]);
   expect(c.nodes()).toEqual({ w1: "|", w2: "true|", w3: "|", w4: "|" });
+});
+
+// Fails on b4b62f1: one member after another, so w1's uncordon waited for w2's to start and gave up.
+test("uncordons the members side by side, their lines in members order", () => {
+  const c = nodesStub({ w1: { unschedulable: true, mark: WHY }, w2: { unschedulable: true, mark: WHY } }, { uncordonTogether: ["w1", "w2"] });
+  const r = runBash(uncordonScripts("cp1", ["w1", "w2"], "v1.34.2").create, { bin: c.box.bin, state: c.box.state });
+  expect(r.stderr).toBe("");
+  expect(r.stdout).toBe("w1: uncordoned\nw2: uncordoned\n");
+  expect(r.status).toBe(0);
+  expect(c.nodes()).toEqual({ w1: "|", w2: "|" });
 });
 
 test("a member whose Node cannot be read fails the step naming it", () => {
@@ -27,6 +39,7 @@ test("a member whose Node cannot be read fails the step naming it", () => {
   expect(r.status).toBe(1);
   expect(r.stderr).toContain("pulumi-kubeadm: node w9: cannot read the Node\n");
   expect(c.writes()).toEqual(["uncordon w1", `annotate --overwrite node w1 ${CORDONED}-`]);
+  expect(r.stdout).toBe("w1: uncordoned\n");
 });
 
 test("its text holds the target version (so it runs after every rollout) and the node it runs on, not a member's own step", () => {
