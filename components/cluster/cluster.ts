@@ -215,7 +215,9 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     const after = step.after.map(cmd);
     // The rollout line's waits, decided by what the nodes reported in their prepare steps.
     const line = step.line;
-    const dependsOn = line === undefined ? after : combine([joinedReports(line)], ([had]) => [...after, ...lineAfter(line, (n) => had.get(n) ?? true).map(cmd)]);
+    // After the step's own waits (one Output at most: as its value's resources, then the reports' prepare steps).
+    const lineWaits = line === undefined ? [] : combine([joinedReports(line)], ([had]) => lineAfter(line, (n) => had.get(n) ?? true).map(cmd));
+    const dependsOn = Array.isArray(lineWaits) ? [...after, ...lineWaits] : [...after, lineWaits];
     const stdinSpec = kind.stdin;
     // Only a step with stdin data waits for the values it is made from (every Output costs the SDK a few promises).
     // With args given as Outputs the step's context is known late (src.late); its scripts and stdin wait for it.

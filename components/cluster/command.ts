@@ -68,7 +68,13 @@ export interface StepCommandArgs {
   secretOutput: boolean;
   /** The step's stdout is data for later steps (a file snapshot), too bulky to log. Ignored when secretOutput. */
   dataOutput?: boolean;
-  dependsOn: pulumi.Input<pulumi.Resource[]>;
+  /**
+   * The resources the step waits for: each given as it is, or several as one Output (the waits of its
+   * rollout line, known once the nodes reported). The SDK takes an Output in `dependsOn` as its value's
+   * resources (an array's too) followed by the Output's own; an Output for the whole list instead would be
+   * walked (`containsUnknowns`) with every resource in it, several times over (mergeOptions copies it).
+   */
+  dependsOn: Array<pulumi.Resource | pulumi.Output<pulumi.Resource[]>>;
   /** Inputs whose changes do not update the resource (Pulumi's ignoreChanges). */
   ignoreChanges?: string[];
   /**
@@ -263,7 +269,7 @@ export function stepCommand(
       parent,
       ...aliases,
       ...(a.retainOnDelete ? { retainOnDelete: true } : {}),
-      dependsOn: a.dependsOn,
+      dependsOn: a.dependsOn as pulumi.Input<pulumi.Resource>[],
       ...(a.ignoreChanges !== undefined ? { ignoreChanges: a.ignoreChanges } : {}),
       ...(a.secretOutput ? { additionalSecretOutputs: ["stdout", "stderr"] } : {}),
       hideDiffs: a.step.kind.stdinHiddenFromDiff ? [...HIDDEN_FROM_DIFF, "stdin"] : HIDDEN_FROM_DIFF,
