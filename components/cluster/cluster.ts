@@ -15,7 +15,7 @@ import type { RunValues, StepContext, StepSettings } from "../steps/kind";
 import { stepValues } from "../steps/values";
 import { stdinWithValues } from "../scripts/script";
 import { stepCommand, valueCommand } from "./command";
-import { nodeConnection } from "./connection";
+import { nodeConnection, secretOrUndefined } from "./connection";
 import { records } from "./records";
 import { checkInitNode, planTransitions, type Transitions } from "./transitions";
 import { describeChanges } from "./changes";
@@ -145,12 +145,16 @@ interface StepSources {
   retainOnDelete: boolean;
 }
 
-/** What the registered steps give back: a step's stdout, a node's resolved CRI endpoint, every step's resource. */
+/**
+ * What the registered steps give back: a step's stdout, a node's resolved CRI endpoint, every step's
+ * resource. Functions only: this is an Output's value, which the SDK walks (`containsUnknowns`) for each
+ * Output made from it, into arrays and objects but not into functions.
+ */
 interface RegisteredSteps {
   stdout(id: string): pulumi.Output<string>;
   /** Known now when declared. */
   endpoint(node: string): string | pulumi.Output<string>;
-  all: command.remote.Command[];
+  all(): command.remote.Command[];
 }
 
 /**
@@ -311,7 +315,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     const joinedFrom = kind.joinedFrom;
     if (joinedFrom !== undefined) joined.set(step.node, made.stdout.apply((o) => joinedFrom(o)));
   }
-  return { stdout: out, endpoint: (node) => endpoints.get(node) as string | pulumi.Output<string>, all: [...commands.values()] };
+  return { stdout: out, endpoint: (node) => endpoints.get(node) as string | pulumi.Output<string>, all: () => [...commands.values()] };
 }
 
 /**
@@ -319,10 +323,10 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
  * report), or, for a batch's step (`members`), any member had, or any node it uncordons first
  * (`uncordonsFirst`: the batch before). True where no report exists.
  */
-function createRuns(step: Step, joined: Map<string, pulumi.Output<boolean>>): pulumi.Output<boolean> {
-  if (step.members === undefined) return joined.get(step.node) ?? pulumi.output(true);
+function createRuns(step: Step, joined: Map<string, pulumi.Output<boolean>>): boolean | pulumi.Output<boolean> {
+  if (step.members === undefined) return joined.get(step.node) ?? true;
   const nodes = [...step.members, ...(step.uncordonsFirst ?? [])];
-  return pulumi.output(combine(nodes.map((m) => joined.get(m) ?? true), (flags) => flags.some((f) => f === true)));
+  return combine(nodes.map((m) => joined.get(m) ?? true), (flags) => flags.some((f) => f === true));
 }
 
 /** Each Cluster's kubernetes Provider (kept outside the class: a property would be a schema output). */
@@ -436,12 +440,13 @@ export class Cluster extends pulumi.ComponentResource {
       }
     }
     const cp1Name = (cluster.controlPlane[0] as ValidNode).name;
-    // One connection (and one secret private key Output) per node, shared by its steps.
+    // One connection per node, shared by its steps; one secret Output of the default private key for all.
     const connections = new Map<string, ReturnType<typeof nodeConnection>>();
+    const defaultKey = secretOrUndefined(args.ssh?.privateKey);
     const connection = (node: string) => {
       const known = connections.get(node);
       if (known !== undefined) return known;
-      const made = nodeConnection(nodeArgs.get(node) as NodeArgs, args.ssh);
+      const made = nodeConnection(nodeArgs.get(node) as NodeArgs, args.ssh, defaultKey);
       connections.set(node, made);
       return made;
     };
@@ -485,7 +490,7 @@ export class Cluster extends pulumi.ComponentResource {
               retainOnDelete: opts?.retainOnDelete === true,
             }, former);
       // At `up`, the members are recorded once every step succeeded (a refused plan keeps the old record).
-      recorded.recordMembers(r?.all);
+      recorded.recordMembers(r?.all());
       return r;
     });
 

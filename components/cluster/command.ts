@@ -57,7 +57,7 @@ export interface StepCommandArgs {
    * Whether the create runs its script (idleOnJoin: false on a node that joins in this run, so the create
    * runs no command). Unset: it always does.
    */
-  createRuns?: pulumi.Output<boolean>;
+  createRuns?: boolean | pulumi.Output<boolean>;
   connection: pulumi.Input<inputs.remote.ConnectionArgs>;
   /**
    * The step's stdin: its values, `---`, then the script's data (`stdinWithValues`; secret where the
@@ -198,7 +198,7 @@ function updateScript<T>(create: T, update: T | undefined, idleCreate: boolean):
  */
 function commandTexts(
   scripts: StepScriptInputs | LateStepScripts,
-  createRuns: pulumi.Output<boolean> | undefined,
+  createRuns: boolean | pulumi.Output<boolean> | undefined,
 ): { create: pulumi.Input<string | undefined>; update: pulumi.Input<string | undefined> | undefined; delete?: pulumi.Input<string | undefined> } {
   if ("all" in scripts) {
     const all = scripts.all;

@@ -6,16 +6,23 @@ import * as pulumi from "@pulumi/pulumi";
 import type * as inputs from "@pulumi/command/types/input";
 import type { NodeArgs, SshDefaults } from "./args";
 
-function secretOrUndefined(value: pulumi.Input<string> | undefined): pulumi.Output<string> | undefined {
+/** A private key as a secret Output (undefined stays undefined). */
+export function secretOrUndefined(value: pulumi.Input<string> | undefined): pulumi.Output<string> | undefined {
   return value === undefined ? undefined : pulumi.secret(value);
 }
 
 /**
  * The `connection` of every command that runs on `node`: host, port (node, else defaults, else 22),
  * user (node, else defaults, else root), private key (secret), pinned host key, bastion.
+ * @param defaultKey the defaults' private key made secret, given when one Output serves every node
+ *   (each `pulumi.secret` of an Output costs the SDK a few more).
  */
-export function nodeConnection(node: NodeArgs, ssh: SshDefaults | undefined): inputs.remote.ConnectionArgs {
-  const privateKey = secretOrUndefined(node.privateKey ?? ssh?.privateKey);
+export function nodeConnection(
+  node: NodeArgs,
+  ssh: SshDefaults | undefined,
+  defaultKey: pulumi.Output<string> | undefined = secretOrUndefined(ssh?.privateKey),
+): inputs.remote.ConnectionArgs {
+  const privateKey = node.privateKey !== undefined ? secretOrUndefined(node.privateKey) : defaultKey;
   const user = node.user ?? ssh?.user ?? "root";
   const connection: inputs.remote.ConnectionArgs = {
     host: node.host,
