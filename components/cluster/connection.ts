@@ -22,7 +22,7 @@ export function nodeConnection(
   ssh: SshDefaults | undefined,
   defaultKey: pulumi.Output<string> | undefined = secretOrUndefined(ssh?.privateKey),
 ): inputs.remote.ConnectionArgs {
-  const privateKey = node.privateKey !== undefined ? secretOrUndefined(node.privateKey) : defaultKey;
+  const privateKey = node.privateKey != null ? secretOrUndefined(node.privateKey) : defaultKey;
   const user = node.user ?? ssh?.user ?? "root";
   const connection: inputs.remote.ConnectionArgs = {
     host: node.host,

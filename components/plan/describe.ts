@@ -6,7 +6,10 @@ import { lineSteps, readyStep, type LineWait, type Step } from "./steps";
 /** The rollout line's waits in words: what each node's prepare report decides. */
 function lineWords(line: LineWait | undefined): string[] {
   if (line === undefined) return [];
-  const words = (line.ready ?? []).map((n) => `after ${readyStep(line, n)} if ${n.node} had joined before this run, else after ${n.joining}`);
+  const words = [
+    ...(line.ready ?? []).map((n) => `after ${readyStep(line, n)} if ${n.node} had joined before this run, else after ${n.joining}`),
+    ...(line.existing !== undefined && line.existing.length > 0 ? [`if the cluster existed before this run: after ${line.existing.join(", ")}`] : []),
+  ];
   return line.ifJoined !== undefined ? words.map((w) => `if ${line.ifJoined} had joined before this run: ${w}`) : words;
 }
 

@@ -96,9 +96,12 @@ function wholeNumber(name: string, value: number, min: number): number {
  * `drain` and `kubelet` run no command, `idleOnJoin`; a batch's drain runs none when no member, of its
  * own or of the batch before, had joined, the last batch's uncordon none when no member had), it is at the target once it joined, and it waits in no line and holds up no node ahead (in
  * the worker window its batch holds its place until it joined). A new cluster thus joins its workers side
- * by side and runs no unit one after another; an upgrade keeps kubeadm's order and the window. Each step
- * waits on a bounded number of nodes' reports (the node ahead, its own, the first member of its batch), so
- * the program and the state grow linearly with the nodes (a batch's drain reads its members' reports).
+ * by side and runs no unit one after another; an upgrade keeps kubeadm's order and the window, across
+ * nodes that join in this run too (`existing`: whenever any node reports it had joined, each drain waits
+ * for the step that uncordons the node or batch ahead). Each step waits on the reports of a bounded
+ * number of nodes (the node ahead, its own, the batch before the one it waits for: at most
+ * `maxUnavailableWorkers`), shared by the steps of a batch, and on one flag for the whole cluster, so the
+ * program and the state grow linearly with the nodes.
  * A worker whose machine is gone (`gone`) keeps its steps, frozen (nothing runs, retained on delete), and
  * gets `forget` (its Node object deleted from the first control-plane node).
  *
@@ -158,7 +161,8 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   for (const node of cluster.controlPlane.slice(1)) {
     const material = add(node, cp1, joinToken, [configured], { ready: [ahead], readyUntil: "upgraded" });
     const joined = add(node, node.name, join, [stepId(node.name, "prepare"), material]);
-    unit(node, [joined], { ready: [ahead] });
+    // Its drain once the node ahead is uncordoned (its unit done), or (new cluster) joined.
+    unit(node, [joined], { ready: [ahead], existing: [ahead.unitDone] });
     ahead = lineNode(node, joined);
   }
   const controlPlaneDone = ahead;
@@ -244,9 +248,16 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
    * nothing, do not wait one after another (a whole chain of them did: about 0.4 s per batch of
    * provisioning). A member that had joined but reports it had not (its prepare has not run since it
    * joined) is never drained either: its drain verdict comes from an upgrade step that runs for a
-   * version, runtime or gate change, which runs its prepare again.
+   * version, runtime or gate change, which runs its prepare again. Whenever the cluster existed, the drain
+   * also waits for the drain before it (`existing`), so the line holds across a batch whose members join
+   * in this run or report stale: without it, a drain could cordon its batch while the batch two ahead
+   * (or the last control-plane node) was still cordoned, and the upgrades that share this line could run
+   * three batches ahead of their kubelets.
    */
-  const drainLine = (b: number): LineWait => (b === 0 ? { ready: [controlPlaneDone] } : { ready: (batches[b - 1] as ValidNode[]).map((n) => kubeletAhead(n, b)) });
+  const drainLine = (b: number): LineWait =>
+    b === 0
+      ? { ready: [controlPlaneDone], existing: [controlPlaneDone.unitDone] }
+      : { ready: (batches[b - 1] as ValidNode[]).map((n) => kubeletAhead(n, b)), existing: [stepId(batchId(b - 1), batchDrain.action)] };
   /**
    * A batch's drain (after the first: once the batch before ran its kubelets, which the drain uncordons
    * first), its members' kubelet; the batch before's node metadata; for the last batch its uncordon and
@@ -318,14 +329,16 @@ function chunks<T>(items: T[], size: number): T[][] {
 
 /**
  * The steps a step's `line` makes it wait for, given which nodes had joined the cluster before this run
- * (their `prepare` report): a node ahead that had joined is waited for until its `readyUntil` stage (default
- * its unit done), one that had not until it joined. Nothing at all when `line.ifJoined` names a node that
- * had not joined.
+ * (their `prepare` report) and whether the cluster existed (any node's report says it had joined): a node
+ * ahead that had joined is waited for until its `readyUntil` stage (default its unit done), one that had
+ * not until it joined; `line.existing` when the cluster existed. Each step once, in that order. Nothing at
+ * all when `line.ifJoined` names a node that had not joined.
  */
-export function lineAfter(line: LineWait | undefined, joined: (node: string) => boolean): string[] {
+export function lineAfter(line: LineWait | undefined, joined: (node: string) => boolean, existed: boolean): string[] {
   if (line === undefined) return [];
   if (line.ifJoined !== undefined && !joined(line.ifJoined)) return [];
-  return (line.ready ?? []).map((n) => (joined(n.node) ? readyStep(line, n) : n.joining));
+  const ready = (line.ready ?? []).map((n) => (joined(n.node) ? readyStep(line, n) : n.joining));
+  return [...new Set([...ready, ...(existed ? (line.existing ?? []) : [])])];
 }
 
 /** The step a line waits for on a node in `line.ready` that had joined: its `readyUntil` stage (default its unit done). */
@@ -335,10 +348,10 @@ export function readyStep(line: LineWait, n: LineNode): string {
 
 /**
  * Every step a line may make its step wait for, whatever the nodes report ({@link lineAfter} picks among
- * them): each node ahead's `readyUntil` stage and its join.
+ * them): each node ahead's `readyUntil` stage and its join, and the steps it waits for in a cluster that existed.
  */
 export function lineSteps(line: LineWait): string[] {
-  return (line.ready ?? []).flatMap((n) => [readyStep(line, n), n.joining]);
+  return [...(line.ready ?? []).flatMap((n) => [readyStep(line, n), n.joining]), ...(line.existing ?? [])];
 }
 
 /** The nodes whose `prepare` reports decide a line's waits ({@link lineAfter}), in a fixed order. */

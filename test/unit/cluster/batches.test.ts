@@ -28,7 +28,7 @@ const step = (steps: Step[], id: string) => {
 /** What a step waits for: its `after` and its line's waits, in a cluster that existed (all joined) and in a new one. */
 const waits = (steps: Step[], id: string) => {
   const s = step(steps, id);
-  return { after: s.after, existing: lineAfter(s.line, () => true), fresh: lineAfter(s.line, () => false) };
+  return { after: s.after, existing: lineAfter(s.line, () => true, true), fresh: lineAfter(s.line, () => false, false) };
 };
 
 test("5 workers, maxUnavailableWorkers 2: batches w1 w2, w3 w4, w5, each one drain on cp1, the last one an uncordon; no worker's own drain", () => {
@@ -45,14 +45,15 @@ test("the batches' waits: drain after every member's upgrade (the first after th
   expect(waits(steps, "batch_1-drain")).toEqual({ after: ["w1-upgrade", "w2-upgrade"], existing: ["cp1-node-metadata"], fresh: ["cp1-cluster-config"] });
   // A line decided by the batch before's reports: in a new cluster (nothing drained, no mark to remove)
   // its members' joins only, so the idle drains of a provisioning do not wait one after another.
-  expect(waits(steps, "batch_2-drain")).toEqual({ after: ["w3-upgrade", "w4-upgrade"], existing: ["w1-kubelet", "w2-kubelet"], fresh: ["w1-join", "w2-join"] });
-  expect(waits(steps, "batch_3-drain")).toEqual({ after: ["w5-upgrade"], existing: ["w3-kubelet", "w4-kubelet"], fresh: ["w3-join", "w4-join"] });
+  // In a cluster that existed, also after the drain before (the line holds across batches that join now).
+  expect(waits(steps, "batch_2-drain")).toEqual({ after: ["w3-upgrade", "w4-upgrade"], existing: ["w1-kubelet", "w2-kubelet", "batch_1-drain"], fresh: ["w1-join", "w2-join"] });
+  expect(waits(steps, "batch_3-drain")).toEqual({ after: ["w5-upgrade"], existing: ["w3-kubelet", "w4-kubelet", "batch_2-drain"], fresh: ["w3-join", "w4-join"] });
   for (const [w, b, uncordon] of [["w1", 1, "batch_2-drain"], ["w2", 1, "batch_2-drain"], ["w3", 2, "batch_3-drain"], ["w4", 2, "batch_3-drain"], ["w5", 3, "batch_3-uncordon"]] as const) {
     expect(waits(steps, `${w}-kubelet`)).toEqual({ after: [`batch_${b}-drain`], existing: [], fresh: [] });
     expect(waits(steps, `${w}-node-metadata`)).toEqual({ after: [`${w}-kubelet`, uncordon], existing: [], fresh: [] });
     // A member's upgrade (kubeadm's files) runs beside the drain of the batch ahead: after what that drain
     // waits for besides its members' upgrades (fails on 7a17c88: after that drain).
-    const twoAhead = b === 1 ? undefined : b === 2 ? { existing: ["cp1-node-metadata"], fresh: ["cp1-cluster-config"] } : { existing: ["w1-kubelet", "w2-kubelet"], fresh: ["w1-join", "w2-join"] };
+    const twoAhead = b === 1 ? undefined : b === 2 ? { existing: ["cp1-node-metadata"], fresh: ["cp1-cluster-config"] } : { existing: ["w1-kubelet", "w2-kubelet", "batch_1-drain"], fresh: ["w1-join", "w2-join"] };
     expect(waits(steps, `${w}-upgrade`)).toEqual({ after: [`${w}-join`], existing: twoAhead?.existing ?? [], fresh: twoAhead?.fresh ?? [] });
   }
   // In the cluster, the first drain waits on the marks of the control-plane nodes; each later one
@@ -78,7 +79,7 @@ test("maxUnavailableWorkers 1: each batch is one worker; the plan order holds fo
   const steps = plan(5, 1);
   expect(batches(steps, "drain")).toEqual([1, 2, 3, 4, 5].map((k) => [`batch_${k}-drain`, [`w${k}`]]));
   expect(batches(steps, "uncordon")).toEqual([["batch_5-uncordon", ["w5"]]]);
-  expect(waits(steps, "batch_5-drain")).toEqual({ after: ["w5-upgrade"], existing: ["w4-kubelet"], fresh: ["w4-join"] });
+  expect(waits(steps, "batch_5-drain")).toEqual({ after: ["w5-upgrade"], existing: ["w4-kubelet", "batch_4-drain"], fresh: ["w4-join"] });
   // Batches across join waves of another size (a wave's node-metadata after its last member's).
   for (const size of [1, 2, 3, 5, 6]) for (const joins of [1, 2, 4, 10]) expect(() => checkPlanOrder(plan(5, size, ["w2"], joins))).not.toThrow();
   expect(batches(plan(5, 6), "drain")).toEqual([["batch_1-drain", ["w1", "w2", "w3", "w4", "w5"]]]);

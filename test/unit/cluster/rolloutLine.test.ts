@@ -162,7 +162,7 @@ test("the worker window in the plan: a batch's drain comes after the kubelets of
   const nodes = ["cp1", ...WORKERS].map((name, i) => ({ name, role: i === 0 ? "control-plane" : "worker", host: `10.0.0.${i + 1}`, port: 22, user: "root", hostGiven: true }));
   for (const size of [1, 2]) {
     const steps = buildPlan(validateCluster({ kubernetesVersion: "v1.34.2", nodes, controlPlaneEndpoint: "10.0.0.1:6443" } as never), { maxUnavailableWorkers: size });
-    const waits = (id: string, joined = true) => lineAfter(steps.find((s) => s.id === id)?.line, () => joined);
+    const waits = (id: string, joined = true) => lineAfter(steps.find((s) => s.id === id)?.line, () => joined, joined);
     // w5 is alone in the last batch: batch_5 (size 1) or batch_3 (size 2: w1 w2, w3 w4, w5).
     const own = size === 1 ? "batch_5" : "batch_3";
     const after = (id: string) => steps.find((s) => s.id === id)?.after;
@@ -170,7 +170,9 @@ test("the worker window in the plan: a batch's drain comes after the kubelets of
     // The drain of the batch ahead (batch_4: w4, or batch_2: w3 w4) waits for the kubelets of the batch
     // before it (w3, or w1 w2): so does w5's upgrade.
     const kubeletsTwoAhead = size === 1 ? ["w3-kubelet"] : ["w1-kubelet", "w2-kubelet"];
-    expect({ size, upgrade: waits("w5-upgrade"), drain: waits(`${own}-drain`), drainAfter: after(`${own}-drain`), kubelet: waits("w5-kubelet") }).toEqual({ size, upgrade: kubeletsTwoAhead, drain: kubeletsAhead, drainAfter: ["w5-upgrade"], kubelet: [] });
+    // In a cluster that existed, each also after the drain before the batch it waits on.
+    const [drainTwoAhead, drainAhead] = size === 1 ? ["batch_3-drain", "batch_4-drain"] : ["batch_1-drain", "batch_2-drain"];
+    expect({ size, upgrade: waits("w5-upgrade"), drain: waits(`${own}-drain`), drainAfter: after(`${own}-drain`), kubelet: waits("w5-kubelet") }).toEqual({ size, upgrade: [...kubeletsTwoAhead, drainTwoAhead], drain: [...kubeletsAhead, drainAhead], drainAfter: ["w5-upgrade"], kubelet: [] });
     expect(steps.find((s) => s.id === `${own}-drain`)?.uncordonsFirst).toEqual(kubeletsAhead.map((k) => k.replace("-kubelet", "")));
     // A new cluster: the upgrade and the drain wait for those members' joins only.
     const joins = (ks: string[]) => ks.map((k) => k.replace("-kubelet", "-join"));
@@ -178,15 +180,19 @@ test("the worker window in the plan: a batch's drain comes after the kubelets of
   }
 });
 
-test("lineAfter: a node ahead is waited for until its unit is done (or its readyUntil stage), or its join when it joins in this run; a line gated by ifJoined waits for nothing when that node joins in this run", () => {
+test("lineAfter: a node ahead is waited for until its unit is done (or its readyUntil stage), or its join when it joins in this run; `existing` whenever the cluster existed; a line gated by ifJoined waits for nothing when that node joins in this run", () => {
   const ln = (n: string) => ({ node: n, unitDone: `${n}-node-metadata`, joining: `${n}-join`, upgraded: `${n}-upgrade` });
-  expect(lineAfter({ ready: [ln("x")] }, () => true)).toEqual(["x-node-metadata"]);
-  expect(lineAfter({ ready: [ln("x")] }, () => false)).toEqual(["x-join"]);
-  expect(lineAfter({ ready: [ln("x"), ln("y")] }, (n) => n === "y")).toEqual(["x-join", "y-node-metadata"]);
-  expect(lineAfter({ ready: [ln("x")], readyUntil: "upgraded" }, () => true)).toEqual(["x-upgrade"]);
-  expect(lineAfter({ ready: [ln("x")], ifJoined: "e" }, (n) => n !== "e")).toEqual([]);
-  expect(lineAfter({ ready: [ln("x")], ifJoined: "e" }, () => true)).toEqual(["x-node-metadata"]);
-  expect(lineAfter(undefined, () => true)).toEqual([]);
+  expect(lineAfter({ ready: [ln("x")] }, () => true, true)).toEqual(["x-node-metadata"]);
+  expect(lineAfter({ ready: [ln("x")] }, () => false, false)).toEqual(["x-join"]);
+  expect(lineAfter({ ready: [ln("x"), ln("y")] }, (n) => n === "y", true)).toEqual(["x-join", "y-node-metadata"]);
+  expect(lineAfter({ ready: [ln("x")], readyUntil: "upgraded" }, () => true, true)).toEqual(["x-upgrade"]);
+  expect(lineAfter({ ready: [ln("x")], ifJoined: "e" }, (n) => n !== "e", true)).toEqual([]);
+  expect(lineAfter({ ready: [ln("x")], ifJoined: "e" }, () => true, true)).toEqual(["x-node-metadata"]);
+  // `existing` whenever the cluster existed, whatever the nodes ahead report; each step once.
+  expect(lineAfter({ ready: [ln("x")], existing: ["x-node-metadata", "b-drain"] }, () => false, true)).toEqual(["x-join", "x-node-metadata", "b-drain"]);
+  expect(lineAfter({ ready: [ln("x")], existing: ["x-node-metadata"] }, () => true, true)).toEqual(["x-node-metadata"]);
+  expect(lineAfter({ ready: [ln("x")], existing: ["b-drain"] }, () => false, false)).toEqual(["x-join"]);
+  expect(lineAfter(undefined, () => true, true)).toEqual([]);
 });
 
 test("an upgrade leaves init and join alone: their scripts do not name the version (it travels in their ignored stdin)", async () => {
