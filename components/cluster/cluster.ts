@@ -145,12 +145,6 @@ interface StepSources {
   retainOnDelete: boolean;
 }
 
-/** What a step's line is decided by: each named node's `prepare` report (had it joined?), and whether the cluster existed. */
-interface LineReports {
-  had: Map<string, boolean>;
-  existed: boolean;
-}
-
 /**
  * What the registered steps give back: a step's stdout, a node's resolved CRI endpoint, every step's
  * resource. Functions only: this is an Output's value, which the SDK walks (`containsUnknowns`) for each
@@ -197,29 +191,18 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
   /** Whether each node had joined before this run, as its prepare step reported. */
   const joined = new Map<string, pulumi.Output<boolean>>();
   /**
-   * Whether the cluster existed before this run (any node's prepare reported it had joined; true when no
-   * node reports at all): one value for every line that waits on it (`existing`), made at its first use,
-   * once every node's prepare step is registered (they come first in the plan).
+   * Whether each node a line names had joined before this run, as one value shared by every step whose
+   * line names the same nodes (a batch's upgrades and the next batch's drain): one `pulumi.all` per set,
+   * not per step. The Map is made inside it: `pulumi.all` would unwrap a Map among its values into an
+   * empty object.
    */
-  let existed: boolean | pulumi.Output<boolean> | undefined;
-  const clusterExisted = (): boolean | pulumi.Output<boolean> => (existed ??= combine([...joined.values()], (flags) => flags.length === 0 || flags.some((f) => f)));
-  /**
-   * Whether each node a line names had joined before this run (and, for a line with `existing`, whether
-   * the cluster existed), as one value shared by every step whose line names the same nodes (a batch's
-   * upgrades and the next batch's drain): one `pulumi.all` per set, not per step. The Map is made inside
-   * it: `pulumi.all` would unwrap a Map among its values into an empty object.
-   */
-  const reports = new Map<string, LineReports | pulumi.Output<LineReports>>();
-  const lineReports = (line: LineWait): LineReports | pulumi.Output<LineReports> => {
+  const reports = new Map<string, Map<string, boolean> | pulumi.Output<Map<string, boolean>>>();
+  const joinedReports = (line: LineWait): Map<string, boolean> | pulumi.Output<Map<string, boolean>> => {
     const nodes = lineNodes(line);
-    const withExisted = line.existing !== undefined;
-    const key = `${nodes.join(" ")}${withExisted ? " +existed" : ""}`;
+    const key = nodes.join(" ");
     const known = reports.get(key);
     if (known !== undefined) return known;
-    const made = combine([...nodes.map((n) => joined.get(n) ?? true), withExisted ? clusterExisted() : false], (flags) => ({
-      had: new Map(nodes.map((n, i) => [n, flags[i] as boolean])),
-      existed: flags[nodes.length] as boolean,
-    }));
+    const made = combine(nodes.map((n) => joined.get(n) ?? true), (flags) => new Map(nodes.map((n, i) => [n, flags[i] as boolean])));
     reports.set(key, made);
     return made;
   };
@@ -239,7 +222,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     // The rollout line's waits, decided by what the nodes reported in their prepare steps.
     const line = step.line;
     // After the step's own waits (one Output at most: as its value's resources, then the reports' prepare steps).
-    const lineWaits = line === undefined ? [] : combine([lineReports(line)], ([r]) => lineAfter(line, (n) => r.had.get(n) ?? true, r.existed).map(cmd));
+    const lineWaits = line === undefined ? [] : combine([joinedReports(line)], ([had]) => lineAfter(line, (n) => had.get(n) ?? true).map(cmd));
     const dependsOn = Array.isArray(lineWaits) ? [...after, ...lineWaits] : [...after, lineWaits];
     const stdinSpec = kind.stdin;
     // Only a step with stdin data waits for the values it is made from (every Output costs the SDK a few promises).

@@ -8,7 +8,7 @@ function lineWords(line: LineWait | undefined): string[] {
   if (line === undefined) return [];
   const words = [
     ...(line.ready ?? []).map((n) => `after ${readyStep(line, n)} if ${n.node} had joined before this run, else after ${n.joining}`),
-    ...(line.existing !== undefined && line.existing.length > 0 ? [`if the cluster existed before this run: after ${line.existing.join(", ")}`] : []),
+    ...(line.existing !== undefined ? [`if ${line.existing.ifAnyJoined.join(" or ")} had joined before this run: after ${line.existing.after.join(", ")}`] : []),
   ];
   return line.ifJoined !== undefined ? words.map((w) => `if ${line.ifJoined} had joined before this run: ${w}`) : words;
 }

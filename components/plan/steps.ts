@@ -162,7 +162,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     const material = add(node, cp1, joinToken, [configured], { ready: [ahead], readyUntil: "upgraded" });
     const joined = add(node, node.name, join, [stepId(node.name, "prepare"), material]);
     // Its drain once the node ahead is uncordoned (its unit done), or (new cluster) joined.
-    unit(node, [joined], { ready: [ahead], existing: [ahead.unitDone] });
+    unit(node, [joined], { ready: [ahead], existing: { ifAnyJoined: [cp1, node.name], after: [ahead.unitDone] } });
     ahead = lineNode(node, joined);
   }
   const controlPlaneDone = ahead;
@@ -248,16 +248,19 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
    * nothing, do not wait one after another (a whole chain of them did: about 0.4 s per batch of
    * provisioning). A member that had joined but reports it had not (its prepare has not run since it
    * joined) is never drained either: its drain verdict comes from an upgrade step that runs for a
-   * version, runtime or gate change, which runs its prepare again. Whenever the cluster existed, the drain
-   * also waits for the drain before it (`existing`), so the line holds across a batch whose members join
-   * in this run or report stale: without it, a drain could cordon its batch while the batch two ahead
-   * (or the last control-plane node) was still cordoned, and the upgrades that share this line could run
-   * three batches ahead of their kubelets.
+   * version, runtime or gate change, which runs its prepare again. When the first control-plane node or a
+   * member had joined, the drain also waits for the drain before it (`existing`), so the line holds across
+   * a batch whose members join in this run or report stale: without it, a drain could cordon its batch
+   * while the batch two ahead (or the last control-plane node) was still cordoned, and the upgrades that
+   * share this line could run three batches ahead of their kubelets. (Left: when the first control-plane
+   * node's report is older than the cluster, two batches in a row none of whose members reports it had
+   * joined still break the line, as before this wait.)
    */
+  const names = (b: number): string[] => (batches[b] as ValidNode[]).map((n) => n.name);
   const drainLine = (b: number): LineWait =>
     b === 0
-      ? { ready: [controlPlaneDone], existing: [controlPlaneDone.unitDone] }
-      : { ready: (batches[b - 1] as ValidNode[]).map((n) => kubeletAhead(n, b)), existing: [stepId(batchId(b - 1), batchDrain.action)] };
+      ? { ready: [controlPlaneDone], existing: { ifAnyJoined: [cp1, ...names(b)], after: [controlPlaneDone.unitDone] } }
+      : { ready: (batches[b - 1] as ValidNode[]).map((n) => kubeletAhead(n, b)), existing: { ifAnyJoined: [cp1, ...names(b)], after: [stepId(batchId(b - 1), batchDrain.action)] } };
   /**
    * A batch's drain (after the first: once the batch before ran its kubelets, which the drain uncordons
    * first), its members' kubelet; the batch before's node metadata; for the last batch its uncordon and
@@ -329,16 +332,17 @@ function chunks<T>(items: T[], size: number): T[][] {
 
 /**
  * The steps a step's `line` makes it wait for, given which nodes had joined the cluster before this run
- * (their `prepare` report) and whether the cluster existed (any node's report says it had joined): a node
- * ahead that had joined is waited for until its `readyUntil` stage (default its unit done), one that had
- * not until it joined; `line.existing` when the cluster existed. Each step once, in that order. Nothing at
- * all when `line.ifJoined` names a node that had not joined.
+ * (their `prepare` report): a node ahead that had joined is waited for until its `readyUntil` stage
+ * (default its unit done), one that had not until it joined; `line.existing.after` when any of its
+ * `ifAnyJoined` had joined. Each step once, in that order. Nothing at all when `line.ifJoined` names a
+ * node that had not joined.
  */
-export function lineAfter(line: LineWait | undefined, joined: (node: string) => boolean, existed: boolean): string[] {
+export function lineAfter(line: LineWait | undefined, joined: (node: string) => boolean): string[] {
   if (line === undefined) return [];
   if (line.ifJoined !== undefined && !joined(line.ifJoined)) return [];
   const ready = (line.ready ?? []).map((n) => (joined(n.node) ? readyStep(line, n) : n.joining));
-  return [...new Set([...ready, ...(existed ? (line.existing ?? []) : [])])];
+  const existing = line.existing !== undefined && line.existing.ifAnyJoined.some(joined) ? line.existing.after : [];
+  return [...new Set([...ready, ...existing])];
 }
 
 /** The step a line waits for on a node in `line.ready` that had joined: its `readyUntil` stage (default its unit done). */
@@ -351,10 +355,10 @@ export function readyStep(line: LineWait, n: LineNode): string {
  * them): each node ahead's `readyUntil` stage and its join, and the steps it waits for in a cluster that existed.
  */
 export function lineSteps(line: LineWait): string[] {
-  return [...(line.ready ?? []).flatMap((n) => [readyStep(line, n), n.joining]), ...(line.existing ?? [])];
+  return [...(line.ready ?? []).flatMap((n) => [readyStep(line, n), n.joining]), ...(line.existing?.after ?? [])];
 }
 
 /** The nodes whose `prepare` reports decide a line's waits ({@link lineAfter}), in a fixed order. */
 export function lineNodes(line: LineWait): string[] {
-  return [...(line.ifJoined !== undefined ? [line.ifJoined] : []), ...(line.ready ?? []).map((n) => n.node)];
+  return [...new Set([...(line.ifJoined !== undefined ? [line.ifJoined] : []), ...(line.ready ?? []).map((n) => n.node), ...(line.existing?.ifAnyJoined ?? [])])];
 }

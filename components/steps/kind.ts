@@ -111,14 +111,15 @@ export interface LineWait {
    */
   readyUntil?: "upgraded" | "unitDone";
   /**
-   * Steps to wait for whenever the cluster existed before this run (any node's report says it had joined),
-   * whatever each node ahead reports; none in a new cluster (nothing is rolled out, so its idle steps do
-   * not wait one after another). This keeps the line whole across nodes that join in this run or whose
-   * report predates their join (a prepare that has not run since): a drain waits for the step that
-   * uncordons the node or batch ahead, so one node or batch is cordoned at a time. Only a node whose
-   * prepare ran in this run is drained, and its report says it had joined.
+   * Steps to wait for whenever any of `ifAnyJoined` had joined before this run (the first control-plane
+   * node, or the members this step drains: then the cluster existed and this run may drain), whatever
+   * the nodes ahead report; none in a new cluster (nothing is rolled out, so its idle steps do not wait
+   * one after another). This keeps the line whole across nodes that join in this run or whose report
+   * predates their join (a prepare that has not run since): a drain waits for the step that uncordons the
+   * node or batch ahead, so one node or batch is cordoned at a time. Only a node whose prepare ran in this
+   * run is drained, and its report says it had joined.
    */
-  existing?: string[];
+  existing?: { ifAnyJoined: string[]; after: string[] };
   /**
    * The node whose report gates every wait of this line: when it had not joined before this run, the step
    * waits for none of them (a worker's `join-token`, which runs no command on a worker that joins in this

@@ -28,7 +28,7 @@ const step = (steps: Step[], id: string) => {
 /** What a step waits for: its `after` and its line's waits, in a cluster that existed (all joined) and in a new one. */
 const waits = (steps: Step[], id: string) => {
   const s = step(steps, id);
-  return { after: s.after, existing: lineAfter(s.line, () => true, true), fresh: lineAfter(s.line, () => false, false) };
+  return { after: s.after, existing: lineAfter(s.line, () => true), fresh: lineAfter(s.line, () => false) };
 };
 
 test("5 workers, maxUnavailableWorkers 2: batches w1 w2, w3 w4, w5, each one drain on cp1, the last one an uncordon; no worker's own drain", () => {

@@ -192,7 +192,7 @@ test("describePlan lists every step of the desired state in order, known without
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));
   expect(index("cp2-join")).toBeLessThan(index("cp3-join-token"));
   expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp2-upgrade if cp2 had joined before this run, else after cp2-join)");
-  expect(plan[index("cp3-drain")]).toContain("(on cp1, after cp3-upgrade; after cp2-node-metadata if cp2 had joined before this run, else after cp2-join; if the cluster existed before this run: after cp2-node-metadata)");
+  expect(plan[index("cp3-drain")]).toContain("(on cp1, after cp3-upgrade; after cp2-node-metadata if cp2 had joined before this run, else after cp2-join; if cp1 or cp3 had joined before this run: after cp2-node-metadata)");
   expect(plan[index("w1-join-token")]).toContain(
     "c-w1-join-token (on cp1, after cp1-cluster-config; if w1 had joined before this run: after cp3-upgrade if cp3 had joined before this run, else after cp3-join): ",
   );
@@ -203,9 +203,9 @@ test("describePlan lists every step of the desired state in order, known without
   expect(plan[index("workers_1-node-metadata")]).toContain("c-workers_1-node-metadata (on cp1, after w1-node-metadata, w2-node-metadata): for w1 and w2, in one session:");
   expect(index("workers_1-node-metadata")).toBe(plan.length - 1);
   expect(index("batch_2-uncordon")).toBe(plan.length - 3);
-  expect(plan[index("w2-upgrade")]).toContain("(after w2-join; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join; if the cluster existed before this run: after cp3-node-metadata)");
-  expect(plan[index("batch_1-drain")]).toContain("c-batch_1-drain (on cp1, after w1-upgrade; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join; if the cluster existed before this run: after cp3-node-metadata): for w1, in one session, side by side:");
-  expect(plan[index("batch_2-drain")]).toContain("c-batch_2-drain (on cp1, after w2-upgrade; after w1-kubelet if w1 had joined before this run, else after w1-join; if the cluster existed before this run: after batch_1-drain): first uncordon w1 (the batch before, after its kubelets; only what this component cordoned), then for w2, in one session, side by side:");
+  expect(plan[index("w2-upgrade")]).toContain("(after w2-join; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join; if cp1 or w1 had joined before this run: after cp3-node-metadata)");
+  expect(plan[index("batch_1-drain")]).toContain("c-batch_1-drain (on cp1, after w1-upgrade; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join; if cp1 or w1 had joined before this run: after cp3-node-metadata): for w1, in one session, side by side:");
+  expect(plan[index("batch_2-drain")]).toContain("c-batch_2-drain (on cp1, after w2-upgrade; after w1-kubelet if w1 had joined before this run, else after w1-join; if cp1 or w2 had joined before this run: after batch_1-drain): first uncordon w1 (the batch before, after its kubelets; only what this component cordoned), then for w2, in one session, side by side:");
   expect(plan[index("w1-node-metadata")]).toContain("c-w1-node-metadata (on cp1, after w1-kubelet, batch_2-drain): ");
   expect(plan[index("batch_2-uncordon")]).toContain("c-batch_2-uncordon (on cp1, after w2-kubelet): for w2, in one session: uncordon each that this component cordoned");
   expect(plan[index("w2-node-metadata")]).toContain("c-w2-node-metadata (on cp1, after w2-kubelet, batch_2-uncordon): ");

@@ -162,7 +162,7 @@ test("the worker window in the plan: a batch's drain comes after the kubelets of
   const nodes = ["cp1", ...WORKERS].map((name, i) => ({ name, role: i === 0 ? "control-plane" : "worker", host: `10.0.0.${i + 1}`, port: 22, user: "root", hostGiven: true }));
   for (const size of [1, 2]) {
     const steps = buildPlan(validateCluster({ kubernetesVersion: "v1.34.2", nodes, controlPlaneEndpoint: "10.0.0.1:6443" } as never), { maxUnavailableWorkers: size });
-    const waits = (id: string, joined = true) => lineAfter(steps.find((s) => s.id === id)?.line, () => joined, joined);
+    const waits = (id: string, joined = true) => lineAfter(steps.find((s) => s.id === id)?.line, () => joined);
     // w5 is alone in the last batch: batch_5 (size 1) or batch_3 (size 2: w1 w2, w3 w4, w5).
     const own = size === 1 ? "batch_5" : "batch_3";
     const after = (id: string) => steps.find((s) => s.id === id)?.after;
@@ -180,19 +180,19 @@ test("the worker window in the plan: a batch's drain comes after the kubelets of
   }
 });
 
-test("lineAfter: a node ahead is waited for until its unit is done (or its readyUntil stage), or its join when it joins in this run; `existing` whenever the cluster existed; a line gated by ifJoined waits for nothing when that node joins in this run", () => {
+test("lineAfter: a node ahead is waited for until its unit is done (or its readyUntil stage), or its join when it joins in this run; `existing` whenever one of its nodes had joined; a line gated by ifJoined waits for nothing when that node joins in this run", () => {
   const ln = (n: string) => ({ node: n, unitDone: `${n}-node-metadata`, joining: `${n}-join`, upgraded: `${n}-upgrade` });
-  expect(lineAfter({ ready: [ln("x")] }, () => true, true)).toEqual(["x-node-metadata"]);
-  expect(lineAfter({ ready: [ln("x")] }, () => false, false)).toEqual(["x-join"]);
-  expect(lineAfter({ ready: [ln("x"), ln("y")] }, (n) => n === "y", true)).toEqual(["x-join", "y-node-metadata"]);
-  expect(lineAfter({ ready: [ln("x")], readyUntil: "upgraded" }, () => true, true)).toEqual(["x-upgrade"]);
-  expect(lineAfter({ ready: [ln("x")], ifJoined: "e" }, (n) => n !== "e", true)).toEqual([]);
-  expect(lineAfter({ ready: [ln("x")], ifJoined: "e" }, () => true, true)).toEqual(["x-node-metadata"]);
+  expect(lineAfter({ ready: [ln("x")] }, () => true)).toEqual(["x-node-metadata"]);
+  expect(lineAfter({ ready: [ln("x")] }, () => false)).toEqual(["x-join"]);
+  expect(lineAfter({ ready: [ln("x"), ln("y")] }, (n) => n === "y")).toEqual(["x-join", "y-node-metadata"]);
+  expect(lineAfter({ ready: [ln("x")], readyUntil: "upgraded" }, () => true)).toEqual(["x-upgrade"]);
+  expect(lineAfter({ ready: [ln("x")], ifJoined: "e" }, (n) => n !== "e")).toEqual([]);
+  expect(lineAfter({ ready: [ln("x")], ifJoined: "e" }, () => true)).toEqual(["x-node-metadata"]);
   // `existing` whenever the cluster existed, whatever the nodes ahead report; each step once.
-  expect(lineAfter({ ready: [ln("x")], existing: ["x-node-metadata", "b-drain"] }, () => false, true)).toEqual(["x-join", "x-node-metadata", "b-drain"]);
-  expect(lineAfter({ ready: [ln("x")], existing: ["x-node-metadata"] }, () => true, true)).toEqual(["x-node-metadata"]);
-  expect(lineAfter({ ready: [ln("x")], existing: ["b-drain"] }, () => false, false)).toEqual(["x-join"]);
-  expect(lineAfter(undefined, () => true, true)).toEqual([]);
+  expect(lineAfter({ ready: [ln("x")], existing: { ifAnyJoined: ["cp", "m"], after: ["x-node-metadata", "b-drain"] } }, (n) => n === "m")).toEqual(["x-join", "x-node-metadata", "b-drain"]);
+  expect(lineAfter({ ready: [ln("x")], existing: { ifAnyJoined: ["cp"], after: ["x-node-metadata"] } }, () => true)).toEqual(["x-node-metadata"]);
+  expect(lineAfter({ ready: [ln("x")], existing: { ifAnyJoined: ["cp", "m"], after: ["b-drain"] } }, () => false)).toEqual(["x-join"]);
+  expect(lineAfter(undefined, () => true)).toEqual([]);
 });
 
 test("an upgrade leaves init and join alone: their scripts do not name the version (it travels in their ignored stdin)", async () => {
