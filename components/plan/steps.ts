@@ -268,18 +268,17 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
    */
   const rollBatch = (b: number): void => {
     const members = batches[b] as ValidNode[];
-    const names = members.map((n) => n.name);
-    const upgrades = names.map((m) => stepId(m, upgrade.action));
+    const upgrades = names(b).map((m) => stepId(m, upgrade.action));
     const before = batches[b - 1];
     const drained =
       before === undefined
-        ? add(first, cp1, batchDrain, upgrades, drainLine(b), { members: names, group: rolloutBatch(b), ahead: cluster.controlPlane.map((n) => n.name) })
-        : add(first, cp1, batchDrain, upgrades, drainLine(b), { members: names, group: rolloutBatch(b), uncordonsFirst: before.map((n) => n.name) });
+        ? add(first, cp1, batchDrain, upgrades, drainLine(b), { members: names(b), group: rolloutBatch(b), ahead: cluster.controlPlane.map((n) => n.name) })
+        : add(first, cp1, batchDrain, upgrades, drainLine(b), { members: names(b), group: rolloutBatch(b), uncordonsFirst: names(b - 1) });
     if (before !== undefined) metadataAfter(before, drained);
     const kubelets = members.map((node) => add(node, node.name, kubelet, [drained]));
     if (b === batches.length - 1) {
       // The last batch's uncordon right after its kubelets; its members' node-metadata after it.
-      metadataAfter(members, add(first, cp1, batchUncordon, kubelets, undefined, { members: names, group: rolloutBatch(b) }));
+      metadataAfter(members, add(first, cp1, batchUncordon, kubelets, undefined, { members: names(b), group: rolloutBatch(b) }));
     }
   };
   cluster.workers.forEach((node) => {
