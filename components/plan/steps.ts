@@ -85,7 +85,8 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    steps it waits for (each member that had joined before this run; one joining now, for its join); then
  *    the members whose kubelet version or runtime changes, drained side by side), each member's `kubelet`; the last batch's `uncordon` (one session) after its kubelets; each
  *    member's `node-metadata` after the step that uncordoned it (no command on a worker that joins in
- *    this run, nor for a version rollout); after a wave's last member's `node-metadata`, the wave's
+ *    this run, nor for a version rollout). A member that joins in this run is never cordoned: its
+ *    `kubelet` and `node-metadata` wait for its own steps only, not for the batch's drain or uncordon; after a wave's last member's `node-metadata`, the wave's
  *    `node-metadata` (every member's Node edits in one session). A change of a wave's or a batch's members
  *    replaces its steps (none has a delete).
  *
@@ -214,12 +215,21 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     add(node, node.name, upgrade, [joined], b === 0 ? undefined : drainLine(b - 1));
   };
   /**
-   * Each member's own node metadata, after its kubelet and the step that uncordoned it (which waits for
-   * that kubelet only when the member had joined before this run), and a join wave's after its last member's.
+   * A worker's wait for its batch's drain (its kubelet) or for the step that uncordons it (its node
+   * metadata), only when it had joined before this run: only then is it drained in this run (its prepare
+   * ran and reported it), so a worker that joins in this run goes from its join through its idle upgrade,
+   * kubelet and node metadata without waiting for the batch steps (two fewer steps one after another
+   * behind each worker's join: the end of a new cluster's provisioning).
+   */
+  const ownDrain = (node: ValidNode, step: string): LineWait => ({ existing: { ifAnyJoined: [node.name], after: [step] } });
+  /**
+   * Each member's own node metadata, after its kubelet and (when it had joined, `ownDrain`) the step that
+   * uncordoned it, which waits for that kubelet only when the member had joined before this run; a join
+   * wave's after its last member's.
    */
   const metadataAfter = (members: ValidNode[], uncordoned: string): void => {
     for (const node of members) {
-      add(node, cp1, workerNodeMetadata, [stepId(node.name, kubelet.action), uncordoned]);
+      add(node, cp1, workerNodeMetadata, [stepId(node.name, kubelet.action)], ownDrain(node, uncordoned));
       const k = waveOf.get(node.name) as number;
       const wave = waves[k] as ValidNode[];
       if (wave[wave.length - 1] === node) {
@@ -275,7 +285,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
         ? add(first, cp1, batchDrain, upgrades, drainLine(b), { members: names(b), group: rolloutBatch(b), ahead: cluster.controlPlane.map((n) => n.name) })
         : add(first, cp1, batchDrain, upgrades, drainLine(b), { members: names(b), group: rolloutBatch(b), uncordonsFirst: names(b - 1) });
     if (before !== undefined) metadataAfter(before, drained);
-    const kubelets = members.map((node) => add(node, node.name, kubelet, [drained]));
+    const kubelets = members.map((node) => add(node, node.name, kubelet, [stepId(node.name, upgrade.action)], ownDrain(node, drained)));
     if (b === batches.length - 1) {
       // The last batch's uncordon right after its kubelets; its members' node-metadata after it.
       metadataAfter(members, add(first, cp1, batchUncordon, kubelets, undefined, { members: names(b), group: rolloutBatch(b) }));

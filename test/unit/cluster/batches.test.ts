@@ -49,8 +49,9 @@ test("the batches' waits: drain after every member's upgrade (the first after th
   expect(waits(steps, "batch_2-drain")).toEqual({ after: ["w3-upgrade", "w4-upgrade"], existing: ["w1-kubelet", "w2-kubelet", "batch_1-drain"], fresh: ["w1-join", "w2-join"] });
   expect(waits(steps, "batch_3-drain")).toEqual({ after: ["w5-upgrade"], existing: ["w3-kubelet", "w4-kubelet", "batch_2-drain"], fresh: ["w3-join", "w4-join"] });
   for (const [w, b, uncordon] of [["w1", 1, "batch_2-drain"], ["w2", 1, "batch_2-drain"], ["w3", 2, "batch_3-drain"], ["w4", 2, "batch_3-drain"], ["w5", 3, "batch_3-uncordon"]] as const) {
-    expect(waits(steps, `${w}-kubelet`)).toEqual({ after: [`batch_${b}-drain`], existing: [], fresh: [] });
-    expect(waits(steps, `${w}-node-metadata`)).toEqual({ after: [`${w}-kubelet`, uncordon], existing: [], fresh: [] });
+    // Its batch's drain and the step that uncordons it only when it had joined (only then is it drained).
+    expect(waits(steps, `${w}-kubelet`)).toEqual({ after: [`${w}-upgrade`], existing: [`batch_${b}-drain`], fresh: [] });
+    expect(waits(steps, `${w}-node-metadata`)).toEqual({ after: [`${w}-kubelet`], existing: [uncordon], fresh: [] });
     // A member's upgrade (kubeadm's files) runs beside the drain of the batch ahead: after what that drain
     // waits for besides its members' upgrades (fails on 7a17c88: after that drain).
     const twoAhead = b === 1 ? undefined : b === 2 ? { existing: ["cp1-node-metadata"], fresh: ["cp1-cluster-config"] } : { existing: ["w1-kubelet", "w2-kubelet", "batch_1-drain"], fresh: ["w1-join", "w2-join"] };

@@ -206,9 +206,9 @@ test("describePlan lists every step of the desired state in order, known without
   expect(plan[index("w2-upgrade")]).toContain("(after w2-join; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join; if cp1 or w1 had joined before this run: after cp3-node-metadata)");
   expect(plan[index("batch_1-drain")]).toContain("c-batch_1-drain (on cp1, after w1-upgrade; after cp3-node-metadata if cp3 had joined before this run, else after cp3-join; if cp1 or w1 had joined before this run: after cp3-node-metadata): for w1, in one session, side by side:");
   expect(plan[index("batch_2-drain")]).toContain("c-batch_2-drain (on cp1, after w2-upgrade; after w1-kubelet if w1 had joined before this run, else after w1-join; if cp1 or w2 had joined before this run: after batch_1-drain): first uncordon w1 (the batch before, after its kubelets; only what this component cordoned), then for w2, in one session, side by side:");
-  expect(plan[index("w1-node-metadata")]).toContain("c-w1-node-metadata (on cp1, after w1-kubelet, batch_2-drain): ");
+  expect(plan[index("w1-node-metadata")]).toContain("c-w1-node-metadata (on cp1, after w1-kubelet; if w1 had joined before this run: after batch_2-drain): ");
   expect(plan[index("batch_2-uncordon")]).toContain("c-batch_2-uncordon (on cp1, after w2-kubelet): for w2, in one session: uncordon each that this component cordoned");
-  expect(plan[index("w2-node-metadata")]).toContain("c-w2-node-metadata (on cp1, after w2-kubelet, batch_2-uncordon): ");
+  expect(plan[index("w2-node-metadata")]).toContain("c-w2-node-metadata (on cp1, after w2-kubelet; if w2 had joined before this run: after batch_2-uncordon): ");
   expect(index("w2-drain")).toBe(-1);
   expect(plan[index("cp1-upgrade")]).toContain("(after cp1-cluster-config): to v1.33.2: if the node is not at v1.33.2: the kubeadm package, kubeadm upgrade apply v1.33.2");
   expect(plan[index("cp1-init")]).toContain("(after cp1-prepare, cp2-prepare, cp3-prepare, w1-prepare, w2-prepare)");

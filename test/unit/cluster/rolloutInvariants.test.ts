@@ -50,6 +50,14 @@ function faults(cps: string[], workers: string[], joined: (n: string) => boolean
       if (x.to !== y.from && !before(x.to, y.from) && !before(y.to, x.from)) out.push(`${x.who} and ${y.who} cordoned at once`);
     }),
   );
+  // A drained worker's kubelet after its batch's drain, its node metadata after the step that uncordons it.
+  batches.forEach((m, b) => {
+    const uncordon = b === batches.length - 1 ? `batch_${b + 1}-uncordon` : `batch_${b + 2}-drain`;
+    for (const w of m.filter(joined)) {
+      if (!before(`batch_${b + 1}-drain`, `${w}-kubelet`)) out.push(`${w}-kubelet not after batch_${b + 1}-drain`);
+      if (!before(uncordon, `${w}-node-metadata`)) out.push(`${w}-node-metadata not after ${uncordon}`);
+    }
+  });
   for (const w of workers.filter(joined)) {
     for (const c of cps.filter(joined)) {
       if (!before(`${c}-upgrade`, `${w}-upgrade`)) out.push(`${w}-upgrade not after ${c}-upgrade`);
@@ -99,4 +107,14 @@ test("a new cluster (no node had joined): the rollout batches' idle drains do no
   const workers = Array.from({ length: 6 }, (_, i) => `w${i + 1}`);
   const { before } = graph(["cp1", "cp2"], workers, () => false, 1);
   for (let b = 2; b <= 6; b++) expect(before(`batch_${b - 1}-drain`, `batch_${b}-drain`)).toBe(false);
+});
+
+test("a worker that joins in this run: its idle kubelet and node metadata wait for neither its batch's drain nor the step that uncordons it (it is never cordoned), only for its join, upgrade and kubelet", () => {
+  const workers = ["w1", "w2", "w3"];
+  const { before } = graph(["cp1"], workers, () => false, 1);
+  workers.forEach((w, i) => {
+    const uncordon = i === workers.length - 1 ? `batch_${i + 1}-uncordon` : `batch_${i + 2}-drain`;
+    expect([before(`batch_${i + 1}-drain`, `${w}-kubelet`), before(uncordon, `${w}-node-metadata`)]).toEqual([false, false]);
+    expect([before(`${w}-join`, `${w}-kubelet`), before(`${w}-kubelet`, `${w}-node-metadata`)]).toEqual([true, true]);
+  });
 });
