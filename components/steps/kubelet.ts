@@ -120,6 +120,8 @@ export function kubeletScripts(input: KubeletInput): StepScripts {
     `    pk_record_version "$upgraded"`,
     `    rm -f "$PK_STATE_DIR/kubelet-upgrade"`,
     `    printf 'pulumi-kubeadm: node %s: kubelet upgraded to %s, restarted and healthy\n' "$PK_NODE" "$upgraded" >&2`,
+    `  else`,
+    `    printf 'pulumi-kubeadm: node %s: kubelet restarted after its files changed, healthy\n' "$PK_NODE" >&2`,
     `  fi`,
     `  echo "changed=$PK_CHANGED"`,
     `else`,

@@ -62,6 +62,8 @@ test("kubelet: the session dies between two file replacements; the re-run, with 
   const second = runBash(kubeletScript(false), { stdin, bin: box.bin, state: box.state });
   expect(second.status).toBe(0);
   expect(second.stdout).toBe("changed=1\n");
+  // Its log says the kubelet restarted (a file change, no new kubelet), as an upgrade's says so.
+  expect(second.stderr).toContain("kubelet restarted after its files changed, healthy");
   expect([readFileSync(a, "utf8"), readFileSync(b, "utf8")]).toEqual(["new\n", "B=2\n"]);
   expect(readFileSync(restarts, "utf8")).toBe("x\n");
   expect(existsSync(join(box.state, KUBELET_JOURNAL_DIR, "pending"))).toBe(false);
