@@ -117,7 +117,9 @@ export interface LineWait {
    * one after another). This keeps the line whole across nodes that join in this run or whose report
    * predates their join (a prepare that has not run since): a drain waits for the step that uncordons the
    * node or batch ahead, so one node or batch is cordoned at a time. Only a node whose prepare ran in this
-   * run is drained, and its report says it had joined.
+   * run is drained, and its report says it had joined. A worker's own `kubelet` and `node-metadata` use
+   * it too, with the worker alone in `ifAnyJoined`: they wait for its batch's drain and the step that
+   * uncordons it only when it had joined (only then is it drained).
    */
   existing?: { ifAnyJoined: string[]; after: string[] };
   /**

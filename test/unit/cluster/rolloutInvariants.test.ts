@@ -13,6 +13,9 @@
 import { validateCluster } from "../../../components/kubeadm/validate";
 import { buildPlan, lineAfter } from "../../../components/plan/steps";
 
+/** The step that uncordons rollout batch `b` (from 0) of `count`: the next batch's drain, or the last batch's uncordon. */
+const uncordonOf = (b: number, count: number): string => (b === count - 1 ? `batch_${b + 1}-uncordon` : `batch_${b + 2}-drain`);
+
 /** The plan's graph for these reports: `before(a, b)` when step `a` is an ancestor of step `b`. */
 function graph(cps: string[], workers: string[], joined: (n: string) => boolean, maxUnavailableWorkers: number) {
   const nodes = [...cps.map((name) => ({ name, role: "control-plane" })), ...workers.map((name) => ({ name, role: "worker" }))].map((n, i) => ({ ...n, host: `10.0.0.${i + 1}` }));
@@ -43,7 +46,7 @@ function faults(cps: string[], workers: string[], joined: (n: string) => boolean
   // next batch's drain (or the last batch's uncordon). Only nodes that had joined are drained.
   const spans = [
     ...cps.filter(joined).map((c) => ({ who: c, from: `${c}-drain`, to: `${c}-node-metadata` })),
-    ...batches.flatMap((m, b) => (m.some(joined) ? [{ who: `batch_${b + 1}`, from: `batch_${b + 1}-drain`, to: b === batches.length - 1 ? `batch_${b + 1}-uncordon` : `batch_${b + 2}-drain` }] : [])),
+    ...batches.flatMap((m, b) => (m.some(joined) ? [{ who: `batch_${b + 1}`, from: `batch_${b + 1}-drain`, to: uncordonOf(b, batches.length) }] : [])),
   ];
   spans.forEach((x, i) =>
     spans.slice(i + 1).forEach((y) => {
@@ -52,7 +55,7 @@ function faults(cps: string[], workers: string[], joined: (n: string) => boolean
   );
   // A drained worker's kubelet after its batch's drain, its node metadata after the step that uncordons it.
   batches.forEach((m, b) => {
-    const uncordon = b === batches.length - 1 ? `batch_${b + 1}-uncordon` : `batch_${b + 2}-drain`;
+    const uncordon = uncordonOf(b, batches.length);
     for (const w of m.filter(joined)) {
       if (!before(`batch_${b + 1}-drain`, `${w}-kubelet`)) out.push(`${w}-kubelet not after batch_${b + 1}-drain`);
       if (!before(uncordon, `${w}-node-metadata`)) out.push(`${w}-node-metadata not after ${uncordon}`);
@@ -113,7 +116,7 @@ test("a worker that joins in this run: its idle kubelet and node metadata wait f
   const workers = ["w1", "w2", "w3"];
   const { before } = graph(["cp1"], workers, () => false, 1);
   workers.forEach((w, i) => {
-    const uncordon = i === workers.length - 1 ? `batch_${i + 1}-uncordon` : `batch_${i + 2}-drain`;
+    const uncordon = uncordonOf(i, workers.length);
     expect([before(`batch_${i + 1}-drain`, `${w}-kubelet`), before(uncordon, `${w}-node-metadata`)]).toEqual([false, false]);
     expect([before(`${w}-join`, `${w}-kubelet`), before(`${w}-kubelet`, `${w}-node-metadata`)]).toEqual([true, true]);
   });
