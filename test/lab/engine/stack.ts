@@ -8,7 +8,8 @@
  *   so the CLI checks the stack's config as it would in the repository; only `main` is dropped and the
  *   lab's backend added) and the stack's settings file, written from the lab stack file on every call
  *   (so an edited stack file is what the next run uses), keeping the secrets provider's salt; secret
- *   values are set through `pulumi config set --secret` with the value on stdin (never in a command line);
+ *   values are set through `pulumi config set --secret` with the value on stdin (never in a command line),
+ *   only when they changed (secrets.ts);
  * - the program: the root program's function (program.ts), run inline: the CLI talks to this
  *   process's language server, so no Node.js language host binary is needed.
  */
@@ -20,6 +21,7 @@ import { LocalWorkspace, PulumiCommand, PulumiFn, Stack } from "@pulumi/pulumi/a
 import { DEFAULT_LAB_DIR } from "../nodes";
 import { PULUMI_VERSION, REPO_ROOT, pulumiBinDir, pulumiBinary, pulumiPaths } from "./paths";
 import { installCommandPlugin } from "./plugin";
+import { writeSettings } from "./secrets";
 import { readLabStackFile } from "./stackfile";
 
 /** The lab's passphrase for its stacks' secrets (lab only). */
@@ -99,19 +101,9 @@ export async function labStack(o: LabStackOptions): Promise<LabStack> {
       },
     },
   );
-  // The settings file: the stack file's config, the salt the CLI made at stack init.
+  // The settings file: the stack file's config, the salt the CLI made at stack init, the secrets.
   const file = path.join(p.project, `Pulumi.${settings.stack}.yaml`);
-  const current = fs.existsSync(file) ? ((YAML.parse(fs.readFileSync(file, "utf8")) ?? {}) as Record<string, unknown>) : {};
-  const { config: _old, ...kept } = current;
-  fs.writeFileSync(file, YAML.stringify({ ...kept, config: settings.config }));
-  for (const [k, v] of Object.entries(settings.secrets)) {
-    execFileSync(pulumiBinary(), ["config", "set", "--secret", "--stack", settings.stack, k], {
-      cwd: p.project,
-      env: { ...process.env, ...labEnv(labDir) },
-      input: v,
-      stdio: ["pipe", "ignore", "pipe"],
-    });
-  }
+  writeSettings(file, settings.stack, settings.config, settings.secrets, { binary: pulumiBinary(), cwd: p.project, env: { ...process.env, ...labEnv(labDir) } });
   return { stack, injected: settings.injected, labDir };
 }
 
