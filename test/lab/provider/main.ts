@@ -11,6 +11,7 @@ import * as provider from "@pulumi/pulumi/provider";
 import { engineLogger } from "./engineLog";
 import { remoteCommand } from "./remoteCommand";
 import { openSshExecutor } from "./ssh";
+import { traced } from "./trace";
 
 /** The plugin version the stand-in answers for: the installed @pulumi/command's. */
 export const COMMAND_PLUGIN_VERSION: string = require("@pulumi/command/package.json").version;
@@ -35,11 +36,11 @@ function main(args: string[]): Promise<void> {
   const rc = remoteCommand({ executor: openSshExecutor(), logFor });
   const impl: provider.Provider = {
     version: COMMAND_PLUGIN_VERSION,
-    check: only(async (_urn: string, _olds: any, news: any) => ({ inputs: news })),
-    diff: async (_id, urn, olds, news) => only(async () => rc.diff(olds, news))(urn),
-    create: only(async (urn: string, inputs: any) => rc.create(urn, inputs)),
-    update: async (_id, urn, olds, news) => only(async () => rc.update(urn, olds, news))(urn),
-    delete: async (_id, urn, props) => only(async () => rc.delete(urn, props))(urn),
+    check: traced("check", 0, only(async (_urn: string, _olds: any, news: any) => ({ inputs: news }))),
+    diff: traced("diff", 1, async (_id: string, urn: string, olds: any, news: any) => only(async () => rc.diff(olds, news))(urn)),
+    create: traced("create", 0, only(async (urn: string, inputs: any) => rc.create(urn, inputs))),
+    update: traced("update", 1, async (_id: string, urn: string, olds: any, news: any) => only(async () => rc.update(urn, olds, news))(urn)),
+    delete: traced("delete", 1, async (_id: string, urn: string, props: any) => only(async () => rc.delete(urn, props))(urn)),
     read: async (id, urn, props) => ({ id, props }),
   };
   // The real provider exits when its engine is gone (a health check); this one when its parent (the
