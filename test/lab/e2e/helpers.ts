@@ -11,6 +11,7 @@ import { spawn } from "child_process";
 import { pathToFileURL } from "url";
 import { LabRunResult, Mode, RunOptions } from "../engine/run";
 import { pulumiPaths } from "../engine/paths";
+import { labCliBuild } from "./labBuild";
 
 /**
  * Which of Jest's workers runs this test file (`JEST_WORKER_ID`, from 1; 1 when Jest runs in band).
@@ -182,9 +183,10 @@ async function labCommand(stackFile: string, mode: Mode, opts: RunOptions): Prom
     // The lab's clock (config.json clockOffsetSeconds) in the program's process too.
     "--require",
     join(__dirname, "clock.cjs"),
-    "--import",
-    pathToFileURL(join(codeRoot, "node_modules", "tsx", "dist", "loader.mjs")).href,
-    join(codeRoot, "test", "lab", "cli.ts"),
+    // This checkout's lab CLI transpiled ahead of time (labBuild.ts); another checkout's through tsx.
+    ...(codeRoot === REPO_ROOT
+      ? [labCliBuild(REPO_ROOT, `w${WORKER}`)]
+      : ["--import", pathToFileURL(join(codeRoot, "node_modules", "tsx", "dist", "loader.mjs")).href, join(codeRoot, "test", "lab", "cli.ts")]),
     mode === "up" ? "apply" : mode,
     stackFile,
     "--json",

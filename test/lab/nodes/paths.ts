@@ -1,8 +1,18 @@
 /** Where the lab keeps its files on the host. Everything is derived from one lab directory. */
+import * as fs from "node:fs";
 import * as path from "node:path";
 
-/** The repository root (this file is test/lab/nodes/paths.ts). */
-export const REPO_ROOT = path.resolve(__dirname, "..", "..", "..");
+/**
+ * The repository root: the nearest folder above this file (test/lab/nodes/paths.ts) that holds
+ * Pulumi.yaml, so the e2e tests' transpiled copy of the lab (`.lab-build/<worker>/test/lab/nodes/`,
+ * e2e/labBuild.ts) finds the repository too.
+ */
+export const REPO_ROOT = (() => {
+  for (let dir = path.resolve(__dirname, "..", "..", ".."); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, "Pulumi.yaml"))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(__dirname, "..", "..", "..");
+  }
+})();
 
 /** The default lab directory: `<repo>/.lab` (git-ignored). */
 export const DEFAULT_LAB_DIR = path.join(REPO_ROOT, ".lab");
