@@ -185,7 +185,7 @@ async function labCommand(stackFile: string, mode: Mode, opts: RunOptions): Prom
     join(__dirname, "clock.cjs"),
     // This checkout's lab CLI transpiled ahead of time (labBuild.ts); another checkout's through tsx.
     ...(codeRoot === REPO_ROOT
-      ? [labCliBuild(REPO_ROOT, `w${WORKER}`)]
+      ? ["--enable-source-maps", labCliBuild(REPO_ROOT, `w${WORKER}`)]
       : ["--import", pathToFileURL(join(codeRoot, "node_modules", "tsx", "dist", "loader.mjs")).href, join(codeRoot, "test", "lab", "cli.ts")]),
     mode === "up" ? "apply" : mode,
     stackFile,

@@ -2,27 +2,29 @@
  * The lab CLI (test/lab/cli.ts) and all it runs (the root program, the component, the lab's engine
  * driver) transpiled ahead of time into plain CommonJS, for the e2e tests' one-process-per-operation
  * runs. It is the transpilation tsx does on the fly (esbuild, one file at a time, nothing bundled,
- * the repository's tsconfig), done once per test file instead of once per `pulumi` operation: node then
- * starts the lab CLI without tsx's resolver, transform cache and source maps, about 0.5 s less per
- * operation on an idle 2-core machine (2.6 s against 2.1 s for a no-change preview of a 5-node stack).
+ * the repository's tsconfig, inline source maps), done once per change instead of once per `pulumi`
+ * operation: node then starts the lab CLI without tsx's resolver and transform cache. The e2e tests run
+ * it with `--enable-source-maps`, so stack traces, and the source positions the Pulumi SDK records for
+ * each resource, name the TypeScript sources at their lines, as under tsx (and as a real `pulumi up`,
+ * which maps them too).
  *
- * Output: `<repo>/.lab-build/<worker>/`, the repository's layout (`components/...`, `program.js`,
- * `test/lab/...`) with the files the code reads beside itself (components/scripts/lib.sh, the lab's
- * `.cjs` files) copied. The folder has no Pulumi.yaml, so REPO_ROOT (test/lab/nodes/paths.ts) is still
- * the repository. Rebuilt when the set of sources, or any source's size or modification time, changed.
- * Inline source maps, used only under `node --enable-source-maps`.
+ * Output: `<repo>/.lab-build/<key>/`, the layout of the folders tsconfig.json compiles (`components/`,
+ * `program.js`, `test/lab/...`), every other file of those folders copied beside (components/scripts/lib.sh,
+ * the lab's `.cjs` files, JSON), test files left out. The folder has no Pulumi.yaml, so REPO_ROOT
+ * (test/lab/nodes/paths.ts) is still the repository. Rebuilt when the sha256 over every input's path and
+ * content, tsconfig.json, esbuild's and node's versions changed.
  */
+import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
-import { transformSync } from "esbuild";
+import { transformSync, version as esbuildVersion } from "esbuild";
 
-/** The folders and files transpiled, relative to the repository (test files left out). */
-const SOURCES = ["components", "test/lab", "program.ts", "index.ts"];
-/** Files other than TypeScript that the code reads from its own folder. */
-const COPIED = /(^components\/scripts\/lib\.sh$|\.cjs$)/;
+/** The folders and files transpiled or copied, relative to the repository: tsconfig.json's `include`. */
+const SOURCES = ["components", "plugin", "test", "examples", "program.ts", "index.ts"];
 
 function walk(root: string, rel: string, out: string[]): void {
   const abs = path.join(root, rel);
+  if (!fs.existsSync(abs)) return;
   if (!fs.statSync(abs).isDirectory()) {
     out.push(rel);
     return;
@@ -33,40 +35,46 @@ function walk(root: string, rel: string, out: string[]): void {
   }
 }
 
-/** The files of the build, relative to the repository: TypeScript sources and copied files. */
+/** Whether a file is transpiled (TypeScript, not a declaration file) rather than copied. */
+const transpiled = (f: string): boolean => f.endsWith(".ts") && !f.endsWith(".d.ts");
+
+/** The files of the build, relative to the repository: the sources and the files copied; no test file. */
 export function buildInputs(root: string): string[] {
   const files: string[] = [];
   for (const s of SOURCES) walk(root, s, files);
-  return files.filter((f) => (f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".d.ts")) || COPIED.test(f)).sort();
+  return files.filter((f) => !f.endsWith(".test.ts")).sort();
 }
 
 /**
  * The built lab CLI for `root` (a checkout of this repository), building or rebuilding it first when
- * its sources changed. `key` names the output folder (one per Jest worker, so two never write one).
+ * its inputs changed. `key` names the output folder (one per Jest worker, so two never write one).
  * @returns the path of the built `test/lab/cli.js`.
  * @throws Error with esbuild's message when a source does not transpile.
  */
 export function labCliBuild(root: string, key: string): string {
   const out = path.join(root, ".lab-build", key);
   const files = buildInputs(root);
-  const stamp = JSON.stringify(files.map((f) => {
-    const s = fs.statSync(path.join(root, f));
-    return [f, s.size, s.mtimeMs];
-  }));
-  const stampFile = path.join(out, "stamp.json");
+  const tsconfigRaw = fs.readFileSync(path.join(root, "tsconfig.json"), "utf8");
+  const hash = createHash("sha256").update(JSON.stringify([esbuildVersion, process.versions.node, tsconfigRaw]));
+  const texts = files.map((f) => {
+    const text = fs.readFileSync(path.join(root, f));
+    hash.update(`\0${f}\0${text.length}\0`).update(text);
+    return text;
+  });
+  const stamp = hash.digest("hex");
+  const stampFile = path.join(out, "stamp");
   const cli = path.join(out, "test", "lab", "cli.js");
   if (fs.existsSync(stampFile) && fs.readFileSync(stampFile, "utf8") === stamp) return cli;
   fs.rmSync(out, { recursive: true, force: true });
-  const tsconfigRaw = JSON.parse(fs.readFileSync(path.join(root, "tsconfig.json"), "utf8"));
-  for (const f of files) {
-    const src = path.join(root, f);
-    const dst = path.join(out, f.endsWith(".ts") ? f.replace(/\.ts$/, ".js") : f);
+  files.forEach((f, i) => {
+    const text = texts[i] as Buffer;
+    const dst = path.join(out, transpiled(f) ? f.replace(/\.ts$/, ".js") : f);
     fs.mkdirSync(path.dirname(dst), { recursive: true });
-    if (!f.endsWith(".ts")) {
-      fs.copyFileSync(src, dst);
-      continue;
+    if (!transpiled(f)) {
+      fs.writeFileSync(dst, text);
+      return;
     }
-    const { code } = transformSync(fs.readFileSync(src, "utf8"), {
+    const { code } = transformSync(text.toString("utf8"), {
       loader: "ts",
       format: "cjs",
       platform: "node",
@@ -74,11 +82,12 @@ export function labCliBuild(root: string, key: string): string {
       // `import()` of a module becomes a require, as tsx's CommonJS mode has it (no ESM resolution of `.ts`).
       supported: { "dynamic-import": false },
       sourcemap: "inline",
-      sourcefile: src,
+      sourcefile: path.join(root, f),
       tsconfigRaw,
     });
     fs.writeFileSync(dst, code);
-  }
+  });
+  // Last, so a build cut short is redone by the next call.
   fs.writeFileSync(stampFile, stamp);
   return cli;
 }

@@ -4,12 +4,12 @@
  * takes the lab controls `kubectl lab block-drain <node> [reason]` and `kubectl lab unblock-drain <node>`.
  * LAB_DIR defaults to `<repo>/.lab`.
  */
-import * as path from "path";
+import { DEFAULT_LAB_DIR } from "../nodes/paths";
 import { Fail } from "./common";
 import { kubeconfigFlag, kubectlCommand } from "./kubectlcmd";
 
 export async function kubectl(args: string[]): Promise<number> {
-  if (!process.env.LAB_DIR) process.env.LAB_DIR = path.resolve(__dirname, "..", "..", "..", ".lab");
+  if (!process.env.LAB_DIR) process.env.LAB_DIR = DEFAULT_LAB_DIR;
   try {
     return await kubectlCommand(kubeconfigFlag(args).rest, { allowLab: true });
   } catch (e) {
