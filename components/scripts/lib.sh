@@ -1,6 +1,6 @@
-# Bash functions shared by pulumi-kubeadm's node scripts. script.ts includes in each script only the
-# functions it calls (a block runs from `name() {` to the next line that is just `}`). Every script runs
-# with `set -euo pipefail` and sets PK_NODE (the node's name, for messages) and PK_STATE_DIR first.
+# Bash functions shared by pulumi-kubeadm's node scripts, installed once per node at a content-addressed
+# path (library.ts) and loaded by every script. Every script runs with `set -euo pipefail` and sets
+# PK_NODE (the node's name, for messages) and PK_STATE_DIR first.
 #
 # State on a node, under $PK_STATE_DIR (/var/lib/pulumi-kubeadm, mode 0700):
 #   run/<action>/{pid,rc,log,done}   a detached kubeadm run (pk_run_once)
@@ -271,6 +271,129 @@ pk_release() {
     return 1
   fi
   rm -f "$file"
+}
+
+# pk_read_seen MARK NODE...: every named Node read in ONE kubectl call (the admin kubeconfig; `kubectl get
+# nodes a b ...` prints kubectl's List of the Nodes it found, one name the Node itself) into the global
+# associative arrays seen_u[<node>] (.spec.unschedulable: true or empty) and seen_m[<node>] (what the
+# jsonpath MARK gives: this component's cordon mark, empty when none). A Node the call could not read is
+# left out of both (kubectl prints the Nodes it found and exits 1 for the others, or prints nothing when
+# the API server does not answer). Never fails and prints nothing: the caller reads such a Node again on
+# its own and fails naming it.
+pk_read_seen() {
+  local mark=$1 out n u m
+  shift
+  declare -gA seen_u seen_m
+  if [ $# -eq 1 ]; then
+    out=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get node "$1" -o jsonpath="{.metadata.name}|{.spec.unschedulable}|$mark{\"\n\"}" </dev/null 2>/dev/null) || true
+  else
+    out=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get nodes "$@" -o jsonpath="{range .items[*]}{.metadata.name}|{.spec.unschedulable}|$mark{\"\n\"}{end}" </dev/null 2>/dev/null) || true
+  fi
+  while IFS='|' read -r n u m; do
+    if [ -n "$n" ]; then seen_u[$n]=$u; seen_m[$n]=$m; fi
+  done <<<"$out"
+}
+
+# pk_uncordon_one KEY MARK NODE: uncordon NODE when it carries the annotation KEY (read with the jsonpath
+# MARK), and remove KEY; on stdout `NODE: uncordoned` or `NODE: not cordoned by this component`, kubectl's
+# output on stderr. Returns 3 when the Node cannot be read, 4 when kubectl could not uncordon it or remove KEY.
+pk_uncordon_one() {
+  local seen unschedulable cordoned kc="kubectl --kubeconfig /etc/kubernetes/admin.conf"
+  seen=$($kc get node "$3" -o jsonpath="{.spec.unschedulable}|$2" </dev/null) || return 3
+  IFS='|' read -r unschedulable cordoned <<<"$seen" || true
+  if [ -z "$cordoned" ]; then echo "$3: not cordoned by this component"; return 0; fi
+  if [ "$unschedulable" = true ]; then $kc uncordon "$3" >&2 </dev/null || return 4; fi
+  $kc annotate --overwrite node "$3" "$1-" >&2 </dev/null || return 4
+  echo "$3: uncordoned"
+}
+
+# pk_uncordon_marked KEY MARK NODE...: uncordon each NODE that carries the annotation KEY (this component's
+# cordon mark, read with the jsonpath MARK) and remove KEY; a Node without it (an operator's cordon, or
+# none) is left as it is. The Nodes read in one call (pk_read_seen), then ONE `kubectl uncordon` for those
+# marked and unschedulable and ONE `kubectl annotate` removing KEY from every marked one, whatever their
+# number. A Node the read missed, and every Node of a batched call that failed, goes through
+# pk_uncordon_one, side by side (again for the latter: idempotent). Then, in NODE order, each one's
+# kubectl output on stderr and its line on stdout (`NODE: uncordoned`, `NODE: not cordoned by this
+# component`). Fails (pk_fail, naming the first such NODE in order) once every Node is done: `cannot read
+# the Node`, or `could not uncordon the node`. Reads nothing from stdin.
+pk_uncordon_marked() {
+  local key=$1 mark=$2 uc m rc failed=""
+  shift 2
+  local unsched=() marked=() each=()
+  uc=$(mktemp -d)
+  pk_read_seen "$mark" "$@"
+  # <node>.line: its line from the one read; <node>.out, .err, .rc: from pk_uncordon_one.
+  for m in "$@"; do
+    if [ -z "${seen_u[$m]+x}" ]; then each+=("$m"); continue; fi
+    if [ -z "${seen_m[$m]}" ]; then echo "$m: not cordoned by this component" >"$uc/$m.line"; continue; fi
+    if [ "${seen_u[$m]}" = true ]; then unsched+=("$m"); fi
+    marked+=("$m")
+    echo "$m: uncordoned" >"$uc/$m.line"
+  done
+  if [ ${#marked[@]} -gt 0 ]; then
+    if { [ ${#unsched[@]} -eq 0 ] || kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon "${unsched[@]}" >&2 </dev/null; } &&
+      kubectl --kubeconfig /etc/kubernetes/admin.conf annotate --overwrite node "${marked[@]}" "$key-" >&2 </dev/null; then
+      :
+    else
+      each+=("${marked[@]}")
+    fi
+  fi
+  if [ ${#each[@]} -gt 0 ]; then
+    for m in "${each[@]}"; do
+      # `|| rc=$?`: under set -e a failed call would end the background job before its status is written.
+      { rc=0; pk_uncordon_one "$key" "$mark" "$m" >"$uc/$m.out" 2>"$uc/$m.err" || rc=$?; echo "$rc" >"$uc/$m.rc"; } &
+    done
+    wait
+  fi
+  for m in "$@"; do
+    if [ -f "$uc/$m.err" ]; then cat "$uc/$m.err" >&2; fi
+    if [ -f "$uc/$m.line" ]; then cat "$uc/$m.line"; elif [ -f "$uc/$m.out" ]; then cat "$uc/$m.out"; fi
+    rc=0
+    if [ -f "$uc/$m.rc" ]; then rc=$(cat "$uc/$m.rc"); fi
+    if [ "$rc" != 0 ] && [ -z "$failed" ]; then failed="$m $rc"; fi
+  done
+  rm -rf "$uc"
+  if [ -n "$failed" ]; then
+    PK_NODE=${failed% *}
+    if [ "${failed##* }" = 3 ]; then pk_fail "cannot read the Node"; else pk_fail "could not uncordon the node"; fi
+  fi
+}
+
+# pk_mark_for_drain KEY MARK NODE REASON [NODE REASON]...: before the drains, mark each NODE with the
+# annotation KEY=REASON (this component's cordon mark, read with the jsonpath MARK), unless an operator
+# cordoned it (unschedulable without the mark: drained, and left cordoned, which is said on stderr). The
+# Nodes read in one call (pk_read_seen), a Node that read missed on its own (failing, named, when it cannot
+# be read: `cannot read the Node`); then one `kubectl annotate` per distinct REASON (usually one for a whole
+# rollout batch), whose failure fails the script with kubectl's message.
+pk_mark_for_drain() {
+  local key=$1 mark=$2 args=() nodes=() reasons=() who=() m r i k seen unschedulable ours names
+  shift 2
+  args=("$@")
+  for ((i = 0; i < ${#args[@]}; i += 2)); do nodes+=("${args[$i]}"); done
+  pk_read_seen "$mark" "${nodes[@]}"
+  for ((i = 0; i < ${#args[@]}; i += 2)); do
+    m=${args[$i]}
+    r=${args[$((i + 1))]}
+    if [ -n "${seen_u[$m]+x}" ]; then
+      unschedulable=${seen_u[$m]}
+      ours=${seen_m[$m]}
+    else
+      seen=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get node "$m" -o jsonpath="{.spec.unschedulable}|$mark" </dev/null) || { PK_NODE=$m; pk_fail "cannot read the Node"; }
+      IFS='|' read -r unschedulable ours <<<"$seen" || true
+    fi
+    if [ "$unschedulable" = true ] && [ -z "$ours" ]; then
+      printf 'pulumi-kubeadm: node %s: cordoned by someone else; drained, and left cordoned\n' "$m" >&2
+      continue
+    fi
+    k=0
+    while [ $k -lt ${#reasons[@]} ] && [ "${reasons[$k]}" != "$r" ]; do k=$((k + 1)); done
+    if [ $k -eq ${#reasons[@]} ]; then reasons+=("$r"); who+=(""); fi
+    who[$k]+=" $m"
+  done
+  for ((i = 0; i < ${#reasons[@]}; i++)); do
+    read -r -a names <<<"${who[$i]}"
+    kubectl --kubeconfig /etc/kubernetes/admin.conf annotate --overwrite node "${names[@]}" "$key=${reasons[$i]}" >&2 </dev/null
+  done
 }
 
 # pk_node_version NODE TARGET: the version NODE runs, as this component records it when a node is made

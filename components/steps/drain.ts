@@ -56,8 +56,10 @@ export interface DrainInput {
  * (the step runs again on it when only its own inputs changed: a drain setting, `--replace`, a batch's
  * new members; draining then would evict the node's pods for nothing, and no later step would uncordon
  * it). Each member to drain is marked (`kubeadm.pulumi.com/cordoned=<reason>`) unless it is already
- * unschedulable (an operator's cordon: drained, but left to the operator); then every one is drained at
- * the same time (`kubectl drain`, which cordons first). A failed drain (a PodDisruptionBudget, the
+ * unschedulable (an operator's cordon: drained, but left to the operator): the members read in ONE kubectl
+ * call and marked with one per reason (lib.sh's pk_mark_for_drain; the batch before is uncordoned the same
+ * way, pk_uncordon_marked), so a batch's kubectl calls besides its drains do not grow with its size; then
+ * every one is drained at the same time (`kubectl drain`, which cordons first). A failed drain (a PodDisruptionBudget, the
  * timeout) fails the step naming the node and kubectl's reason, once every drain ended; the members stay
  * cordoned and the rollout stops there.
  * With `window` (workers), the window holds in the cluster whatever the graph did (a node's `prepare`
@@ -91,15 +93,9 @@ export function drainScripts(input: DrainInput): StepScripts {
     `[ \${#todo[@]} -gt 0 ] || exit 0`,
     `mkdir -p "$PK_STATE_DIR/drained" && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/drained"`,
     ...(window ? windowLines(window.ahead, window.size, input.timeoutSeconds) : []),
-    `for m in "\${todo[@]}"; do`,
-    `  seen=$(kc get node "$m" -o jsonpath="{.spec.unschedulable}|$mark") || { PK_NODE=$m; pk_fail "cannot read the Node"; }`,
-    `  IFS='|' read -r unschedulable ours <<<"$seen" || true`,
-    `  if [ "$unschedulable" != true ] || [ -n "$ours" ]; then`,
-    `    kc annotate --overwrite node "$m" ${shellQuote(`${CORDONED_ANNOTATION}=`)}"\${reasonOf[$m]}" >&2`,
-    `  else`,
-    `    printf 'pulumi-kubeadm: node %s: cordoned by someone else; drained, and left cordoned\\n' "$m" >&2`,
-    `  fi`,
-    `done`,
+    // Marked (an operator's cordon left as it is): one read, one annotate per reason (lib.sh).
+    `marks=(); for m in "\${todo[@]}"; do marks+=("$m" "\${reasonOf[$m]}"); done`,
+    `pk_mark_for_drain ${shellQuote(CORDONED_ANNOTATION)} "$mark" "\${marks[@]}"`,
     ...(window ? [`flock -u 9`] : []),
     `out=$(mktemp -d); trap 'rm -rf "$out"' EXIT`,
     `for m in "\${todo[@]}"; do`,

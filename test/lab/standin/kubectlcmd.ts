@@ -133,9 +133,19 @@ async function get(p: Parsed): Promise<string> {
   const s = await readStore();
   const fmt = flag(p, "o", "output");
   if (t.kind === "node") {
-    if (t.name) {
+    if (t.name && t.rest.length === 0) {
       const n = getNode(s, t.name);
       return output(n, fmt, () => nodeTable([n]));
+    }
+    if (t.name) {
+      // Several names: kubectl's List of the Nodes it found, then its error for each one it did not (exit 1).
+      const names = [t.name, ...t.rest];
+      const found = names.map((n) => s.nodes[n]).filter((n): n is NodeObject => n !== undefined);
+      const text = output({ apiVersion: "v1", items: found, kind: "List", metadata: { resourceVersion: "" } }, fmt, () => nodeTable(found));
+      const missing = names.filter((n) => s.nodes[n] === undefined);
+      if (missing.length === 0) return text;
+      process.stdout.write(text);
+      throw new Fail(missing.map((n) => `Error from server (NotFound): nodes "${n}" not found`).join("\n"));
     }
     const items = Object.values(s.nodes).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
     if (items.length === 0 && fmt === undefined) {
@@ -155,16 +165,27 @@ async function get(p: Parsed): Promise<string> {
   return output(c, fmt, () => columns([["NAME", "DATA", "AGE"], [c.metadata.name, String(Object.keys(c.data).length), age(c.metadata.creationTimestamp)]]));
 }
 
-/** `annotate`/`label node N k=v k2-` with kubectl's overwrite rule. */
+/**
+ * `annotate`/`label node N [N2...] k=v k2-` with kubectl's overwrite rule: as kubectl splits its arguments,
+ * one holding `=` or ending in `-` is a change, the others name Nodes; every Node is changed, in order.
+ */
 async function annotateOrLabel(p: Parsed, what: "annotations" | "labels"): Promise<string> {
   const t = target(p.positional);
   if (t.kind !== "node" || !t.name) throw new Fail(`error: this lab stand-in supports ${what === "labels" ? "label" : "annotate"} on nodes only`);
-  const changes = t.rest;
+  const isChange = (a: string) => a.includes("=") || a.endsWith("-");
+  const names = [t.name, ...t.rest.filter((a) => !isChange(a))];
+  const changes = t.rest.filter(isChange);
+  let out = "";
+  for (const name of names) out += await annotateOrLabelOne(name, changes, p, what);
+  return out;
+}
+
+async function annotateOrLabelOne(name: string, changes: string[], p: Parsed, what: "annotations" | "labels"): Promise<string> {
   if (changes.length === 0) throw new Fail(`error: at least one ${what === "labels" ? "label" : "annotation"} update is required`);
   const overwrite = p.flags.overwrite === true || p.flags.overwrite === "true";
   let onlyRemovals = true;
   await updateStore((s) => {
-    const n = getNode(s, t.name!);
+    const n = getNode(s, name);
     const map = n.metadata[what];
     for (const c of changes) {
       if (c.endsWith("-") && !c.includes("=")) {
@@ -187,8 +208,16 @@ async function annotateOrLabel(p: Parsed, what: "annotations" | "labels"): Promi
     }
     n.metadata.resourceVersion = String(++s.revision);
   });
-  if (what === "annotations") return `node/${t.name} annotated\n`;
-  return `node/${t.name} ${onlyRemovals ? "unlabeled" : "labeled"}\n`;
+  if (what === "annotations") return `node/${name} annotated\n`;
+  return `node/${name} ${onlyRemovals ? "unlabeled" : "labeled"}\n`;
+}
+
+/** `cordon`/`uncordon N [N2...]`: each Node in order (kubectl takes several names). */
+async function setCordonAll(names: string[], on: boolean): Promise<string> {
+  const t = target(["node", ...names]);
+  let out = "";
+  for (const name of [t.name ?? "", ...t.rest]) out += await setCordon(name, on);
+  return out;
 }
 
 async function setCordon(name: string, on: boolean): Promise<string> {
@@ -306,8 +335,8 @@ export async function kubectlCommand(args: string[], opts: { allowLab: boolean }
     case "get": out = await get(p); break;
     case "annotate": out = await annotateOrLabel(p, "annotations"); break;
     case "label": out = await annotateOrLabel(p, "labels"); break;
-    case "cordon": out = await setCordon(target(["node", ...positional]).name ?? "", true); break;
-    case "uncordon": out = await setCordon(target(["node", ...positional]).name ?? "", false); break;
+    case "cordon": out = await setCordonAll(positional, true); break;
+    case "uncordon": out = await setCordonAll(positional, false); break;
     case "drain": out = await drain(p); break;
     case "replace": out = await replace(p); break;
     case "delete": out = await deleteNode(p); break;

@@ -27,6 +27,8 @@ export interface StubOptions {
   together?: string[];
   /** The same for uncordons: each one's `kubectl uncordon` waits (at most 20 s) until every one of them has started. */
   uncordonTogether?: string[];
+  /** `annotate` and `uncordon` naming more than one Node fail (`error: conflict`), changing nothing; one Node at a time they work. */
+  failBatched?: boolean;
   /** `get nodes` answers `lists[i]` (`name|mark` lines) on its i-th call, the last one from then on, instead of the files. */
   lists?: string[];
 }
@@ -50,16 +52,32 @@ D=${dir}
 set_node() { printf '%s|%s\\n' "$2" "$3" >"$D/$1"; }
 case "$1" in
 get)
+  if [ "$2" = nodes ] && [ $# -gt 2 ] && [ "$3" != -o ]; then
+    # Named Nodes (kubectl's List of those it found): name|unschedulable|mark each; exit 1 for a missing one.
+    shift 2; rc=0
+    while [ $# -gt 0 ] && [ "$1" != -o ]; do
+      if [ -f "$D/$1" ]; then IFS='|' read -r u m <"$D/$1"; printf '%s|%s|%s\\n' "$1" "$u" "$m"; else echo "Error from server (NotFound): nodes \\"$1\\" not found" >&2; rc=1; fi
+      shift
+    done
+    exit $rc
+  fi
   if [ "$2" = nodes ]; then
     if [ ${lists.length} -gt 0 ]; then i=$(cat ${count} 2>/dev/null || echo 0); echo $((i + 1)) >${count}; [ "$i" -lt ${lists.length} ] || i=${lists.length - 1}; case $i in ${cases} esac; exit 0; fi
     for f in "$D"/*; do IFS='|' read -r u m <"$f"; printf '%s|%s\\n' "$(basename "$f")" "$m"; done; exit 0
   fi
   [ -f "$D/$3" ] || { echo "Error from server (NotFound): nodes \\"$3\\" not found" >&2; exit 1; }
   IFS='|' read -r u m <"$D/$3"
-  case "$*" in *unschedulable*) printf '%s|%s' "$u" "$m" ;; *) printf '%s' "$m" ;; esac ;;
+  case "$*" in *metadata.name*) printf '%s|%s|%s\\n' "$3" "$u" "$m" ;; *unschedulable*) printf '%s|%s' "$u" "$m" ;; *) printf '%s' "$m" ;; esac ;;
 annotate)
-  IFS='|' read -r u m <"$D/$4"
-  case "$5" in ${CORDONED}-) set_node "$4" "$u" "" ;; ${CORDONED}=*) set_node "$4" "$u" "\${5#*=}" ;; esac ;;
+  # annotate --overwrite node <name>... <key>=<value>|<key>-
+  shift 3; spec=\${!#}
+  if ${opts.failBatched ? "true" : "false"} && [ $# -gt 2 ]; then echo "error: conflict" >&2; exit 1; fi
+  while [ $# -gt 1 ]; do
+    [ -f "$D/$1" ] || { echo "Error from server (NotFound): nodes \\"$1\\" not found" >&2; exit 1; }
+    IFS='|' read -r u m <"$D/$1"
+    case "$spec" in ${CORDONED}-) set_node "$1" "$u" "" ;; ${CORDONED}=*) set_node "$1" "$u" "\${spec#*=}" ;; esac
+    shift
+  done ;;
 drain)
   touch ${started}/"$2"
   for other in ${(opts.together ?? []).join(" ")}; do
@@ -68,11 +86,15 @@ drain)
   case " ${(opts.failDrain ?? []).join(" ")} " in *" $2 "*) echo "error: cannot evict pod web-0 ($2): PodDisruptionBudget" >&2; exit 1 ;; esac
   IFS='|' read -r u m <"$D/$2"; set_node "$2" true "$m" ;;
 uncordon)
-  touch ${started}/uncordon-"$2"
-  for other in ${(opts.uncordonTogether ?? []).join(" ")}; do
-    n=0; until [ -f ${started}/uncordon-"$other" ]; do n=$((n + 1)); [ $n -lt 200 ] || { echo "error: $other not uncordoned beside $2" >&2; exit 1; }; sleep 0.1; done
-  done
-  IFS='|' read -r u m <"$D/$2"; set_node "$2" "" "$m" ;;
+  shift
+  if ${opts.failBatched ? "true" : "false"} && [ $# -gt 1 ]; then echo "error: conflict" >&2; exit 1; fi
+  for n in "$@"; do touch ${started}/uncordon-"$n"; done
+  for n in "$@"; do
+    for other in ${(opts.uncordonTogether ?? []).join(" ")}; do
+      k=0; until [ -f ${started}/uncordon-"$other" ]; do k=$((k + 1)); [ $k -lt 200 ] || { echo "error: $other not uncordoned beside $n" >&2; exit 1; }; sleep 0.1; done
+    done
+    IFS='|' read -r u m <"$D/$n"; set_node "$n" "" "$m"
+  done ;;
 esac`,
   );
   const log = () => (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean) : []);

@@ -17,9 +17,8 @@ test("uncordons only the members this component cordoned and removes their mark;
   expect(r.stderr).toBe("");
   expect(r.status).toBe(0);
   expect(r.stdout).toBe("w1: uncordoned\nw2: not cordoned by this component\nw3: uncordoned\nw4: not cordoned by this component\n");
-  // The members side by side: in no fixed order between them, each one's in order.
-  expect([...c.writes()].sort()).toEqual([`annotate --overwrite node w1 ${CORDONED}-`, `annotate --overwrite node w3 ${CORDONED}-`, "uncordon w1"]);
-  expect(c.writes().filter((w) => w.endsWith(" w1") || w.includes(" w1 "))).toEqual(["uncordon w1", `annotate --overwrite node w1 ${CORDONED}-`]);
+  // One call for the unschedulable ones, then one that removes the mark from every marked one.
+  expect(c.writes()).toEqual(["uncordon w1", `annotate --overwrite node w1 w3 ${CORDONED}-`]);
   expect(c.nodes()).toEqual({ w1: "|", w2: "true|", w3: "|", w4: "|" });
 });
 
@@ -47,4 +46,15 @@ test("its text holds the target version (so it runs after every rollout) and the
   expect(uncordonScripts("cp1", ["w1", "w2"], "v1.35.0").create).not.toBe(a);
   expect(a).toContain(": rollout 'v1.34.2' on 'cp1'");
   expect(uncordonScripts("cp1", ["w1", "w2"], "v1.34.2")).toEqual({ create: a, update: a });
+});
+
+test("a batched uncordon or unmark kubectl refuses: each member done again on its own, its line as the one read gave it", () => {
+  const c = nodesStub({ w1: { unschedulable: true, mark: WHY }, w2: { unschedulable: true }, w3: { unschedulable: true, mark: WHY } }, { failBatched: true });
+  const r = runBash(uncordonScripts("cp1", ["w1", "w2", "w3"], "v1.34.2").create, { bin: c.box.bin, state: c.box.state });
+  expect(r.status).toBe(0);
+  expect(r.stdout).toBe("w1: uncordoned\nw2: not cordoned by this component\nw3: uncordoned\n");
+  expect(r.stderr).toBe("error: conflict\n");
+  expect(c.writes()[0]).toBe("uncordon w1 w3");
+  expect([...c.writes().slice(1)].sort()).toEqual([`annotate --overwrite node w1 ${CORDONED}-`, `annotate --overwrite node w3 ${CORDONED}-`, "uncordon w1", "uncordon w3"]);
+  expect(c.nodes()).toEqual({ w1: "|", w2: "true|", w3: "|" });
 });

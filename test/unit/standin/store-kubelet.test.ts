@@ -69,6 +69,17 @@ describe("kubectl", () => {
     const nf = await cp.kubectl("get", "node", "nope");
     expect(nf.stderr).toBe('Error from server (NotFound): nodes "nope" not found\n');
   });
+  // Fails on 047a1e4: the second name was read as an annotation spec, and get, cordon and uncordon took the first name only.
+  test("several Nodes in one call, as kubectl takes them: get (a List of those found; exit 1 naming each missing one), annotate, cordon, uncordon", async () => {
+    const path = "jsonpath={range .items[*]}{.metadata.name}|{.spec.unschedulable}|{.metadata.annotations.lab/m}{\"\\n\"}{end}";
+    expect(await cp.kubectl("annotate", "--overwrite", "node", "cp1", "w1", "lab/m=x y")).toEqual({ code: 0, stdout: "node/cp1 annotated\nnode/w1 annotated\n", stderr: "" });
+    expect((await cp.kubectl("cordon", "cp1", "w1")).stdout).toBe("node/cp1 cordoned\nnode/w1 cordoned\n");
+    expect(await cp.kubectl("get", "nodes", "w1", "cp1", "-o", path)).toEqual({ code: 0, stdout: "w1|true|x y\ncp1|true|x y\n", stderr: "" });
+    expect(await cp.kubectl("get", "nodes", "w1", "nope", "-o", path)).toEqual({ code: 1, stdout: "w1|true|x y\n", stderr: 'Error from server (NotFound): nodes "nope" not found\n' });
+    expect((await cp.kubectl("uncordon", "cp1", "w1")).stdout).toBe("node/cp1 uncordoned\nnode/w1 uncordoned\n");
+    expect((await cp.kubectl("annotate", "--overwrite", "node", "cp1", "w1", "lab/m-")).code).toBe(0);
+    expect(await cp.kubectl("get", "nodes", "w1", "cp1", "-o", path)).toEqual({ code: 0, stdout: "w1||\ncp1||\n", stderr: "" });
+  });
   test("cordon, drain (blocked by a PDB from the host, then not), uncordon", async () => {
     expect((await cp.kubectl("cordon", "w1")).stdout).toBe("node/w1 cordoned\n");
     expect((await cp.kubectl("get", "nodes")).stdout).toMatch(/\nw1 +Ready,SchedulingDisabled /);
