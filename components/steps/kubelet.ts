@@ -61,7 +61,9 @@ export interface KubeletInput {
  *    once; unhealthy: restore the files THIS step changed (its own journal: the upgrade step's changes
  *    stay), restart again and fail naming the node; then wait up to 120 s for a Node that was Ready to be
  *    Ready again (after a new kubelet), record the version, forget both journals and the note. Prints
- *    `changed=<files changed in this run>`.
+ *    one line: `files changed: <files this run changed>; kubelet upgraded to <version>, restarted`,
+ *    `...; kubelet restarted` (its files changed: this step's, or the upgrade step's), or `files changed:
+ *    0; kubelet not restarted`.
  *
  * Why the restore leaves the upgrade step's changes: `kubeadm upgrade` already ran on the files the
  * upgrade step made (it read instance-config.yaml and wrote config.yaml from it), so those files as
@@ -120,12 +122,13 @@ export function kubeletScripts(input: KubeletInput): StepScripts {
     `    pk_record_version "$upgraded"`,
     `    rm -f "$PK_STATE_DIR/kubelet-upgrade"`,
     `    printf 'pulumi-kubeadm: node %s: kubelet upgraded to %s, restarted and healthy\n' "$PK_NODE" "$upgraded" >&2`,
+    `    echo "files changed: $PK_CHANGED; kubelet upgraded to $upgraded, restarted"`,
     `  else`,
     `    printf 'pulumi-kubeadm: node %s: kubelet restarted after its files changed, healthy\n' "$PK_NODE" >&2`,
+    `    echo "files changed: $PK_CHANGED; kubelet restarted"`,
     `  fi`,
-    `  echo "changed=$PK_CHANGED"`,
     `else`,
-    `  echo "changed=0"`,
+    `  echo "files changed: 0; kubelet not restarted"`,
     `fi`,
   ]);
   return { create, update: create };

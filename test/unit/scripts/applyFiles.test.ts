@@ -37,7 +37,7 @@ test("replaces files after a backup, restarts the kubelet once, and a re-run cha
   const first = run(stdin);
   expect(first.stderr).toContain("write");
   expect(first.status).toBe(0);
-  expect(first.stdout.trim()).toBe("changed=3");
+  expect(first.stdout.trim()).toBe("files changed: 3; kubelet restarted");
   expect(readFileSync(a, "utf8")).toBe("new: a\n");
   expect(existsSync(b)).toBe(false);
   expect(readFileSync(c, "utf8")).toBe("created\n");
@@ -53,7 +53,7 @@ test("replaces files after a backup, restarts the kubelet once, and a re-run cha
   // The same step again (a re-run): nothing changes, no restart.
   const second = run(stdin);
   expect(second.status).toBe(0);
-  expect(second.stdout.trim()).toBe("changed=0");
+  expect(second.stdout.trim()).toBe("files changed: 0; kubelet not restarted");
   expect(restartCount()).toBe(1);
 });
 
@@ -86,7 +86,7 @@ test("an empty change list does nothing and does not restart the kubelet", () =>
   const { run, restartCount } = setup(true);
   const r = run("");
   expect(r.status).toBe(0);
-  expect(r.stdout.trim()).toBe("changed=0");
+  expect(r.stdout.trim()).toBe("files changed: 0; kubelet not restarted");
   expect(restartCount()).toBe(0);
 });
 
@@ -99,7 +99,7 @@ test("an overwrite change (expected `any`) replaces whatever the file holds, wit
   expect(readFileSync(a, "utf8")).toBe("wanted\n");
   const [stamp] = readdirSync(join(box.state, KUBELET_JOURNAL_DIR, "backup"));
   expect(readFileSync(join(box.state, KUBELET_JOURNAL_DIR, "backup", stamp as string, a), "utf8")).toBe("old: a\n");
-  expect(run(change).stdout.trim()).toBe("changed=0");
+  expect(run(change).stdout.trim()).toBe("files changed: 0; kubelet not restarted");
   expect(restartCount()).toBe(1);
 });
 

@@ -61,7 +61,7 @@ test("kubelet: the session dies between two file replacements; the re-run, with 
 
   const second = runBash(kubeletScript(false), { stdin, bin: box.bin, state: box.state });
   expect(second.status).toBe(0);
-  expect(second.stdout).toBe("changed=1\n");
+  expect(second.stdout).toBe("files changed: 1; kubelet restarted\n");
   // Its log says the kubelet restarted (a file change, no new kubelet), as an upgrade's says so.
   expect(second.stderr).toContain("kubelet restarted after its files changed, healthy");
   expect([readFileSync(a, "utf8"), readFileSync(b, "utf8")]).toEqual(["new\n", "B=2\n"]);

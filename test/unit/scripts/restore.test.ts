@@ -68,7 +68,7 @@ test("kubelet unhealthy after its files changed in an upgrade with the gate in e
   writeFileSync(healthy, "");
   const rerun = runBash(kl, { stdin, bin: box.bin, state: box.state });
   expect(rerun.status).toBe(0);
-  expect(rerun.stdout).toBe("changed=1\n");
+  expect(rerun.stdout).toBe("files changed: 1; kubelet upgraded to v1.34.2, restarted\n");
   expect(files()).toEqual({
     [KUBELET_FILES.instanceConfig]: renderInstanceConfig(CONTAINERD),
     [KUBELET_FILES.config]: kubeletConfigYaml(CONTAINERD),
@@ -77,5 +77,5 @@ test("kubelet unhealthy after its files changed in an upgrade with the gate in e
   expect(readFileSync(join(box.state, "version"), "utf8")).toBe("v1.34.2\n");
   expect(journals()).toEqual([false, false]);
   // Nothing left journaled: a further run changes and restarts nothing.
-  expect(runBash(kl, { stdin, bin: box.bin, state: box.state }).stdout).toBe("changed=0\n");
+  expect(runBash(kl, { stdin, bin: box.bin, state: box.state }).stdout).toBe("files changed: 0; kubelet not restarted\n");
 });
