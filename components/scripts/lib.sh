@@ -279,11 +279,13 @@ pk_release() {
 # jsonpath MARK gives: this component's cordon mark, empty when none). A Node the call could not read is
 # left out of both (kubectl prints the Nodes it found and exits 1 for the others, or prints nothing when
 # the API server does not answer). Never fails and prints nothing: the caller reads such a Node again on
-# its own and fails naming it.
+# its own and fails naming it. An earlier read's entries for the named Nodes are dropped first.
 pk_read_seen() {
   local mark=$1 out n u m
   shift
   declare -gA seen_u seen_m
+  # What an earlier read said of these Nodes does not stand in for this one.
+  for n in "$@"; do unset "seen_u[$n]" "seen_m[$n]"; done
   if [ $# -eq 1 ]; then
     out=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get node "$1" -o jsonpath="{.metadata.name}|{.spec.unschedulable}|$mark{\"\n\"}" </dev/null 2>/dev/null) || true
   else
@@ -296,13 +298,20 @@ pk_read_seen() {
 
 # pk_uncordon_one KEY MARK NODE: uncordon NODE when it carries the annotation KEY (read with the jsonpath
 # MARK), and remove KEY; on stdout `NODE: uncordoned` or `NODE: not cordoned by this component`, kubectl's
-# output on stderr. Returns 3 when the Node cannot be read, 4 when kubectl could not uncordon it or remove KEY.
+# output on stderr. Returns 3 when the Node cannot be read, 4 when kubectl could not uncordon it (the Node
+# read again is still unschedulable: kubectl uncordon exits 0 when its patch fails) or remove KEY; KEY is
+# removed only from a Node that is schedulable again.
 pk_uncordon_one() {
   local seen unschedulable cordoned kc="kubectl --kubeconfig /etc/kubernetes/admin.conf"
   seen=$($kc get node "$3" -o jsonpath="{.spec.unschedulable}|$2" </dev/null) || return 3
   IFS='|' read -r unschedulable cordoned <<<"$seen" || true
   if [ -z "$cordoned" ]; then echo "$3: not cordoned by this component"; return 0; fi
-  if [ "$unschedulable" = true ]; then $kc uncordon "$3" >&2 </dev/null || return 4; fi
+  if [ "$unschedulable" = true ]; then
+    $kc uncordon "$3" >&2 </dev/null || return 4
+    # kubectl uncordon exits 0 when its patch fails (it prints the error): the Node read again tells.
+    unschedulable=$($kc get node "$3" -o jsonpath='{.spec.unschedulable}' </dev/null) || return 3
+    [ "$unschedulable" != true ] || return 4
+  fi
   $kc annotate --overwrite node "$3" "$1-" >&2 </dev/null || return 4
   echo "$3: uncordoned"
 }
@@ -310,49 +319,57 @@ pk_uncordon_one() {
 # pk_uncordon_marked KEY MARK NODE...: uncordon each NODE that carries the annotation KEY (this component's
 # cordon mark, read with the jsonpath MARK) and remove KEY; a Node without it (an operator's cordon, or
 # none) is left as it is. The Nodes read in one call (pk_read_seen), then ONE `kubectl uncordon` for those
-# marked and unschedulable and ONE `kubectl annotate` removing KEY from every marked one, whatever their
-# number. A Node the read missed, and every Node of a batched call that failed, goes through
-# pk_uncordon_one, side by side (again for the latter: idempotent). Then, in NODE order, each one's
-# kubectl output on stderr and its line on stdout (`NODE: uncordoned`, `NODE: not cordoned by this
-# component`). Fails (pk_fail, naming the first such NODE in order) once every Node is done: `cannot read
-# the Node`, or `could not uncordon the node`. Reads nothing from stdin.
+# marked and unschedulable, read again in one call (kubectl uncordon exits 0 when a patch fails), and ONE
+# `kubectl annotate` removing KEY from every marked one that is schedulable now, whatever their number: KEY
+# never leaves a Node that is still cordoned. A Node the first read missed, one still unschedulable, and
+# every Node of a refused annotate goes through pk_uncordon_one, one after another (the rare path). Then,
+# in NODE order, each one's line on stdout (`NODE: uncordoned`, `NODE: not cordoned by this component`;
+# none for a Node that failed); kubectl's output on stderr as each call prints it. Fails (pk_fail, naming
+# the first such NODE in order) once every Node is done: `cannot read the Node`, or `could not uncordon
+# the node`. Reads nothing from stdin, writes no file.
 pk_uncordon_marked() {
-  local key=$1 mark=$2 uc m rc failed=""
+  local key=$1 mark=$2 m rc out failed=""
   shift 2
-  local unsched=() marked=() each=()
-  uc=$(mktemp -d)
+  local unsched=() marked=() now=() each=()
+  local -A line=() rcof=() wasMarked=()
   pk_read_seen "$mark" "$@"
-  # <node>.line: its line from the one read; <node>.out, .err, .rc: from pk_uncordon_one.
   for m in "$@"; do
     if [ -z "${seen_u[$m]+x}" ]; then each+=("$m"); continue; fi
-    if [ -z "${seen_m[$m]}" ]; then echo "$m: not cordoned by this component" >"$uc/$m.line"; continue; fi
+    if [ -z "${seen_m[$m]}" ]; then line[$m]="$m: not cordoned by this component"; continue; fi
     if [ "${seen_u[$m]}" = true ]; then unsched+=("$m"); fi
     marked+=("$m")
-    echo "$m: uncordoned" >"$uc/$m.line"
+    wasMarked[$m]=1
   done
+  if [ ${#unsched[@]} -gt 0 ]; then
+    kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon "${unsched[@]}" >&2 </dev/null || true
+    pk_read_seen "$mark" "${unsched[@]}"
+  fi
   if [ ${#marked[@]} -gt 0 ]; then
-    if { [ ${#unsched[@]} -eq 0 ] || kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon "${unsched[@]}" >&2 </dev/null; } &&
-      kubectl --kubeconfig /etc/kubernetes/admin.conf annotate --overwrite node "${marked[@]}" "$key-" >&2 </dev/null; then
-      :
+    for m in "${marked[@]}"; do
+      if [ -n "${seen_u[$m]+x}" ] && [ "${seen_u[$m]}" != true ]; then now+=("$m"); else each+=("$m"); fi
+    done
+  fi
+  if [ ${#now[@]} -gt 0 ]; then
+    if kubectl --kubeconfig /etc/kubernetes/admin.conf annotate --overwrite node "${now[@]}" "$key-" >&2 </dev/null; then
+      for m in "${now[@]}"; do line[$m]="$m: uncordoned"; done
     else
-      each+=("${marked[@]}")
+      each+=("${now[@]}")
     fi
   fi
   if [ ${#each[@]} -gt 0 ]; then
     for m in "${each[@]}"; do
-      # `|| rc=$?`: under set -e a failed call would end the background job before its status is written.
-      { rc=0; pk_uncordon_one "$key" "$mark" "$m" >"$uc/$m.out" 2>"$uc/$m.err" || rc=$?; echo "$rc" >"$uc/$m.rc"; } &
+      rc=0
+      out=$(pk_uncordon_one "$key" "$mark" "$m") || rc=$?
+      rcof[$m]=$rc
+      if [ "$rc" != 0 ]; then unset "line[$m]"; continue; fi
+      # A marked Node whose mark a refused batched call did remove after all was still uncordoned here.
+      if [ -n "${wasMarked[$m]+x}" ]; then line[$m]="$m: uncordoned"; else line[$m]=$out; fi
     done
-    wait
   fi
   for m in "$@"; do
-    if [ -f "$uc/$m.err" ]; then cat "$uc/$m.err" >&2; fi
-    if [ -f "$uc/$m.line" ]; then cat "$uc/$m.line"; elif [ -f "$uc/$m.out" ]; then cat "$uc/$m.out"; fi
-    rc=0
-    if [ -f "$uc/$m.rc" ]; then rc=$(cat "$uc/$m.rc"); fi
-    if [ "$rc" != 0 ] && [ -z "$failed" ]; then failed="$m $rc"; fi
+    if [ -n "${line[$m]+x}" ]; then printf '%s\n' "${line[$m]}"; fi
+    if [ -n "${rcof[$m]+x}" ] && [ "${rcof[$m]}" != 0 ] && [ -z "$failed" ]; then failed="$m ${rcof[$m]}"; fi
   done
-  rm -rf "$uc"
   if [ -n "$failed" ]; then
     PK_NODE=${failed% *}
     if [ "${failed##* }" = 3 ]; then pk_fail "cannot read the Node"; else pk_fail "could not uncordon the node"; fi
@@ -364,7 +381,8 @@ pk_uncordon_marked() {
 # cordoned it (unschedulable without the mark: drained, and left cordoned, which is said on stderr). The
 # Nodes read in one call (pk_read_seen), a Node that read missed on its own (failing, named, when it cannot
 # be read: `cannot read the Node`); then one `kubectl annotate` per distinct REASON (usually one for a whole
-# rollout batch), whose failure fails the script with kubectl's message.
+# rollout batch); one kubectl refuses is made again Node by Node, and the first Node that fails then fails
+# the step, named (`could not mark the Node ...; nothing drained`).
 pk_mark_for_drain() {
   local key=$1 mark=$2 args=() nodes=() reasons=() who=() m r i k seen unschedulable ours names
   shift 2
@@ -392,7 +410,12 @@ pk_mark_for_drain() {
   done
   for ((i = 0; i < ${#reasons[@]}; i++)); do
     read -r -a names <<<"${who[$i]}"
-    kubectl --kubeconfig /etc/kubernetes/admin.conf annotate --overwrite node "${names[@]}" "$key=${reasons[$i]}" >&2 </dev/null
+    if ! kubectl --kubeconfig /etc/kubernetes/admin.conf annotate --overwrite node "${names[@]}" "$key=${reasons[$i]}" >&2 </dev/null; then
+      # kubectl goes on past a Node it could not annotate and exits 1: each one again on its own.
+      for m in "${names[@]}"; do
+        kubectl --kubeconfig /etc/kubernetes/admin.conf annotate --overwrite node "$m" "$key=${reasons[$i]}" >&2 </dev/null || { PK_NODE=$m; pk_fail "could not mark the Node as cordoned by this component; nothing drained"; }
+      done
+    fi
   done
 }
 

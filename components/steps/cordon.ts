@@ -20,13 +20,14 @@ export const CORDON_PRELUDE: readonly string[] = [`kc() { ${KUBECTL} "$@"; }`, `
 /**
  * Shell lines (after {@link CORDON_PRELUDE}) that uncordon each of `members` that carries the mark and
  * remove it (lib.sh's pk_uncordon_marked): the members read in ONE kubectl call, then one `kubectl
- * uncordon` and one `kubectl annotate` for all those marked, whatever their number (they were up to three
- * calls per member: kubectl's start and the API round trip each time); a member the one read missed, or
- * of a batched call that failed, is done on its own as before, side by side. Then, in `members` order,
- * each one's kubectl output on stderr and on stdout `<node>: uncordoned`, or `<node>: not cordoned by this
- * component` (nothing written). Fails (pk_fail, naming the first such member in order) once every member
- * is done, when a member's Node cannot be read (`cannot read the Node`) or kubectl could not uncordon it.
- * Reads nothing from stdin; its temporary folder is gone when it ends.
+ * uncordon`, one read again (kubectl uncordon exits 0 when a patch fails) and one `kubectl annotate` for all
+ * those marked, whatever their number (they were up to three calls per member); the mark never leaves a
+ * Node that is still cordoned. A member the read missed, one still cordoned, or of a refused annotate, is
+ * done on its own, one after another. Then, in `members` order, on stdout `<node>: uncordoned`, or
+ * `<node>: not cordoned by this component` (nothing written), none for a member that failed; kubectl's
+ * output on stderr. Fails (pk_fail, naming the first such member in order) once every member is done,
+ * when a member's Node cannot be read (`cannot read the Node`) or kubectl could not uncordon it. Reads
+ * nothing from stdin and writes no file.
  */
 export function uncordonLines(members: string[]): string[] {
   return [`pk_uncordon_marked ${shellQuote(CORDONED_ANNOTATION)} "$mark" ${members.map(shellQuote).join(" ")}`];

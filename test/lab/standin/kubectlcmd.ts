@@ -175,9 +175,20 @@ async function annotateOrLabel(p: Parsed, what: "annotations" | "labels"): Promi
   const isChange = (a: string) => a.includes("=") || a.endsWith("-");
   const names = [t.name, ...t.rest.filter((a) => !isChange(a))];
   const changes = t.rest.filter(isChange);
+  // As kubectl (ContinueOnError): every Node it can change is changed, then its errors, exit 1.
   let out = "";
-  for (const name of names) out += await annotateOrLabelOne(name, changes, p, what);
-  return out;
+  const errors: string[] = [];
+  for (const name of names) {
+    try {
+      out += await annotateOrLabelOne(name, changes, p, what);
+    } catch (e) {
+      if (!(e instanceof Fail) || names.length === 1) throw e;
+      errors.push(e.message);
+    }
+  }
+  if (errors.length === 0) return out;
+  process.stdout.write(out);
+  throw new Fail(errors.join("\n"));
 }
 
 async function annotateOrLabelOne(name: string, changes: string[], p: Parsed, what: "annotations" | "labels"): Promise<string> {
@@ -212,11 +223,18 @@ async function annotateOrLabelOne(name: string, changes: string[], p: Parsed, wh
   return `node/${name} ${onlyRemovals ? "unlabeled" : "labeled"}\n`;
 }
 
-/** `cordon`/`uncordon N [N2...]`: each Node in order (kubectl takes several names). */
+/**
+ * `cordon`/`uncordon N [N2...]`: each Node in order (kubectl takes several names). As kubectl, every Node is
+ * looked up first: a missing one fails the command before any Node changes.
+ */
 async function setCordonAll(names: string[], on: boolean): Promise<string> {
   const t = target(["node", ...names]);
+  const all = [t.name ?? "", ...t.rest];
+  const s = await readStore();
+  const missing = all.filter((n) => s.nodes[n] === undefined);
+  if (missing.length > 0) throw new Fail(missing.map((n) => `Error from server (NotFound): nodes "${n}" not found`).join("\n"));
   let out = "";
-  for (const name of [t.name ?? "", ...t.rest]) out += await setCordon(name, on);
+  for (const name of all) out += await setCordon(name, on);
   return out;
 }
 

@@ -106,7 +106,7 @@ test("a later batch's drain with nothing of its own to drain still uncordons the
 
 // Fails on 047a1e4: each member was read (and uncordoned, and marked) in calls of its own: 25 calls
 // besides the drains for a batch of five after five, 5 for one after one.
-test("a batch's kubectl calls besides its drains do not grow with its size: one read, one uncordon and one unmark of the batch before, one read and one mark of its own", () => {
+test("a batch's kubectl calls besides its drains do not grow with its size: one read, one uncordon, one read again and one unmark of the batch before, one read and one mark of its own", () => {
   const callsFor = (n: number) => {
     const before = Array.from({ length: n }, (_, i) => `a${i + 1}`);
     const own = Array.from({ length: n }, (_, i) => `w${i + 1}`);
@@ -120,7 +120,7 @@ test("a batch's kubectl calls besides its drains do not grow with its size: one 
   };
   const one = callsFor(1);
   const five = callsFor(5);
-  expect(one.length).toBe(5);
+  expect(one.length).toBe(6);
   expect(five.length).toBe(one.length);
   expect(five.filter((call) => !call.startsWith("get "))).toEqual([
     "uncordon a1 a2 a3 a4 a5",
@@ -145,4 +145,14 @@ test("members marked for different reasons: one annotate per reason, each member
   expect(r.status).toBe(0);
   expect(c.writes().slice(0, 2)).toEqual([`annotate --overwrite node w1 w3 ${CORDONED}=${WHY}`, `annotate --overwrite node w2 ${CORDONED}=${SWITCH}`]);
   expect(c.nodes()).toEqual({ w1: `true|${WHY}`, w2: `true|${SWITCH}`, w3: `true|${WHY}` });
+});
+
+// Fails on 91a039d: a refused batched mark failed the step with kubectl's message alone.
+test("a batched mark kubectl refuses is made again Node by Node, and the drain goes on", () => {
+  const c = nodesStub({ cp1: {}, w1: {}, w2: {} }, { failBatched: true });
+  const r = runBash(script(["w1", "w2"]), { stdin: `drain ${R1} ${WHY}\ndrain ${R2} ${WHY}\n`, bin: c.box.bin, state: c.box.state });
+  expect(r.status).toBe(0);
+  expect(r.stdout).toBe(`w1: drained: ${WHY}\nw2: drained: ${WHY}\n`);
+  expect(c.writes().slice(0, 3)).toEqual([`annotate --overwrite node w1 w2 ${CORDONED}=${WHY}`, `annotate --overwrite node w1 ${CORDONED}=${WHY}`, `annotate --overwrite node w2 ${CORDONED}=${WHY}`]);
+  expect(c.nodes()).toEqual({ cp1: "|", w1: `true|${WHY}`, w2: `true|${WHY}` });
 });

@@ -29,6 +29,15 @@ export interface StubOptions {
   uncordonTogether?: string[];
   /** `annotate` and `uncordon` naming more than one Node fail (`error: conflict`), changing nothing; one Node at a time they work. */
   failBatched?: boolean;
+  /**
+   * Nodes whose patch `kubectl uncordon` fails as real kubectl does: it prints `error: unable to uncordon
+   * node "<n>": ...` on stderr, leaves the Node unschedulable, and still exits 0.
+   */
+  uncordonIgnored?: string[];
+  /** While this file exists every call fails as kubectl does when the API server does not answer. */
+  downWhile?: string;
+  /** Each `uncordon` call lists $TMPDIR's entries into this file (what the script left there meanwhile). */
+  tmpSeenBy?: string;
   /** `get nodes` answers `lists[i]` (`name|mark` lines) on its i-th call, the last one from then on, instead of the files. */
   lists?: string[];
 }
@@ -50,6 +59,7 @@ export function nodesStub(nodes: Record<string, StubNode>, opts: StubOptions = {
     `shift 2; echo "$*" >>${calls}
 D=${dir}
 set_node() { printf '%s|%s\\n' "$2" "$3" >"$D/$1"; }
+${opts.downWhile ? `if [ -e ${opts.downWhile} ]; then echo "The connection to the server 10.0.0.1:6443 was refused - did you specify the right host or port?" >&2; exit 1; fi` : ""}
 case "$1" in
 get)
   if [ "$2" = nodes ] && [ $# -gt 2 ] && [ "$3" != -o ]; then
@@ -67,7 +77,7 @@ get)
   fi
   [ -f "$D/$3" ] || { echo "Error from server (NotFound): nodes \\"$3\\" not found" >&2; exit 1; }
   IFS='|' read -r u m <"$D/$3"
-  case "$*" in *metadata.name*) printf '%s|%s|%s\\n' "$3" "$u" "$m" ;; *unschedulable*) printf '%s|%s' "$u" "$m" ;; *) printf '%s' "$m" ;; esac ;;
+  case "$*" in *metadata.name*) printf '%s|%s|%s\\n' "$3" "$u" "$m" ;; *unschedulable*annotations*) printf '%s|%s' "$u" "$m" ;; *unschedulable*) printf '%s' "$u" ;; *) printf '%s' "$m" ;; esac ;;
 annotate)
   # annotate --overwrite node <name>... <key>=<value>|<key>-
   shift 3; spec=\${!#}
@@ -93,6 +103,8 @@ uncordon)
     for other in ${(opts.uncordonTogether ?? []).join(" ")}; do
       k=0; until [ -f ${started}/uncordon-"$other" ]; do k=$((k + 1)); [ $k -lt 200 ] || { echo "error: $other not uncordoned beside $n" >&2; exit 1; }; sleep 0.1; done
     done
+    ${opts.tmpSeenBy ? `ls -A "\${TMPDIR:-/tmp}" >>${opts.tmpSeenBy}` : ":"}
+    case " ${(opts.uncordonIgnored ?? []).join(" ")} " in *" $n "*) echo "error: unable to uncordon node \\"$n\\": conflict" >&2; continue ;; esac
     IFS='|' read -r u m <"$D/$n"; set_node "$n" "" "$m"
   done ;;
 esac`,

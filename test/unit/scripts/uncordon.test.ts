@@ -3,8 +3,11 @@
  * members carrying this component's cordon mark are uncordoned and their mark removed; an operator's
  * cordon (unschedulable, no mark) stays; a member whose Node cannot be read fails the step, named.
  */
+import { mkdtempSync, readFileSync, rmSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
 import { uncordonScripts } from "../../../components/steps/uncordon";
-import { runBash } from "./bash";
+import { runBash, withLibrary } from "./bash";
 import { CORDONED, nodesStub } from "./nodesStub";
 
 const WHY = "kubelet v1.33.2 -> v1.34.2";
@@ -57,4 +60,39 @@ test("a batched uncordon or unmark kubectl refuses: each member done again on it
   expect(c.writes()[0]).toBe("uncordon w1 w3");
   expect([...c.writes().slice(1)].sort()).toEqual([`annotate --overwrite node w1 ${CORDONED}-`, `annotate --overwrite node w3 ${CORDONED}-`, "uncordon w1", "uncordon w3"]);
   expect(c.nodes()).toEqual({ w1: "|", w2: "true|", w3: "|" });
+});
+
+// Fails on 91a039d (and before it): kubectl uncordon exits 0 when its patch fails, and the mark was removed
+// from a Node left cordoned (from then on an operator's cordon, never uncordoned by this component), its
+// line printed as uncordoned.
+test("a member kubectl uncordon leaves cordoned (its patch failed, exit 0) keeps its mark and fails the step, named, without an uncordoned line", () => {
+  const c = nodesStub({ w1: { unschedulable: true, mark: WHY }, w2: { unschedulable: true, mark: WHY } }, { uncordonIgnored: ["w2"] });
+  const r = runBash(uncordonScripts("cp1", ["w1", "w2"], "v1.34.2").create, { bin: c.box.bin, state: c.box.state });
+  expect(r.status).toBe(1);
+  expect(r.stdout).toBe("w1: uncordoned\n");
+  expect(r.stderr).toContain("pulumi-kubeadm: node w2: could not uncordon the node\n");
+  expect(c.nodes()).toEqual({ w1: "|", w2: `true|${WHY}` });
+});
+
+// Fails on 91a039d: an earlier read's entry stood in for a Node the later read could not read.
+test("a Node read once and then unreadable is not taken from the earlier read", () => {
+  const c = nodesStub({ w1: { unschedulable: true } }, { downWhile: `${"/tmp"}/pk-down-${process.pid}` });
+  const down = `/tmp/pk-down-${process.pid}`;
+  const r = runBash(
+    withLibrary(`set -euo pipefail\nPK_NODE=cp1\nPK_LIB=x\nsource "$PK_LIB"\nmark='{.metadata.annotations.a}'\npk_read_seen "$mark" w1\necho "first [\${seen_u[w1]-unset}]"\ntouch ${down}\npk_read_seen "$mark" w1\nrm -f ${down}\necho "second [\${seen_u[w1]-unset}]"\n`),
+    { bin: c.box.bin, state: c.box.state },
+  );
+  expect(r.stdout).toBe("first [true]\nsecond [unset]\n");
+  expect(r.status).toBe(0);
+});
+
+// Fails on 91a039d: its temporary folder stayed behind when the script was killed midway (no trap).
+test("writes no temporary file while it runs", () => {
+  const seen = `/tmp/pk-tmpseen-${process.pid}`;
+  const c = nodesStub({ w1: { unschedulable: true, mark: WHY }, w2: { unschedulable: true, mark: WHY } }, { tmpSeenBy: seen, failBatched: true });
+  const tmp = mkdtempSync(join(tmpdir(), "pk-tmp-"));
+  const r = runBash(`export TMPDIR=${tmp}\n${uncordonScripts("cp1", ["w1", "w2"], "v1.34.2").create}`, { bin: c.box.bin, state: c.box.state });
+  expect(r.status).toBe(0);
+  expect(readFileSync(seen, "utf8")).toBe("");
+  rmSync(seen, { force: true });
 });

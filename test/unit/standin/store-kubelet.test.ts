@@ -79,6 +79,11 @@ describe("kubectl", () => {
     expect((await cp.kubectl("uncordon", "cp1", "w1")).stdout).toBe("node/cp1 uncordoned\nnode/w1 uncordoned\n");
     expect((await cp.kubectl("annotate", "--overwrite", "node", "cp1", "w1", "lab/m-")).code).toBe(0);
     expect(await cp.kubectl("get", "nodes", "w1", "cp1", "-o", path)).toEqual({ code: 0, stdout: "w1||\ncp1||\n", stderr: "" });
+    // A missing Node: cordon changes none (kubectl looks every Node up first); annotate changes the others.
+    expect(await cp.kubectl("cordon", "w1", "nope")).toEqual({ code: 1, stdout: "", stderr: 'Error from server (NotFound): nodes "nope" not found\n' });
+    expect(lab.store().nodes.w1.spec.unschedulable).toBeUndefined();
+    expect(await cp.kubectl("annotate", "--overwrite", "node", "nope", "w1", "lab/m=z")).toEqual({ code: 1, stdout: "node/w1 annotated\n", stderr: 'Error from server (NotFound): nodes "nope" not found\n' });
+    expect(lab.store().nodes.w1.metadata.annotations["lab/m"]).toBe("z");
   });
   test("cordon, drain (blocked by a PDB from the host, then not), uncordon", async () => {
     expect((await cp.kubectl("cordon", "w1")).stdout).toBe("node/w1 cordoned\n");
