@@ -296,6 +296,22 @@ pk_read_seen() {
   done <<<"$out"
 }
 
+# pk_uncordoned NODE: true when NODE is schedulable now, read again after `kubectl uncordon`, which exits 0
+# when its patch fails (it prints the error); false (1) when it is still cordoned, 3 when it cannot be read.
+pk_uncordoned() {
+  local u
+  u=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get node "$1" -o jsonpath='{.spec.unschedulable}' </dev/null) || return 3
+  [ "$u" != true ]
+}
+
+# pk_uncordon_checked NODE: `kubectl uncordon NODE` (its output on stderr), then NODE read again
+# (pk_uncordoned): fails (pk_fail, naming NODE) when it is still cordoned or cannot be read, before the
+# caller removes this component's cordon mark.
+pk_uncordon_checked() {
+  kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon "$1" >&2 </dev/null || true
+  pk_uncordoned "$1" || { PK_NODE=$1; pk_fail "could not uncordon the node; it keeps this component's cordon mark"; }
+}
+
 # pk_uncordon_one KEY MARK NODE: uncordon NODE when it carries the annotation KEY (read with the jsonpath
 # MARK), and remove KEY; on stdout `NODE: uncordoned` or `NODE: not cordoned by this component`, kubectl's
 # output on stderr. Returns 3 when the Node cannot be read, 4 when kubectl could not uncordon it (the Node
@@ -308,9 +324,7 @@ pk_uncordon_one() {
   if [ -z "$cordoned" ]; then echo "$3: not cordoned by this component"; return 0; fi
   if [ "$unschedulable" = true ]; then
     $kc uncordon "$3" >&2 </dev/null || return 4
-    # kubectl uncordon exits 0 when its patch fails (it prints the error): the Node read again tells.
-    unschedulable=$($kc get node "$3" -o jsonpath='{.spec.unschedulable}' </dev/null) || return 3
-    [ "$unschedulable" != true ] || return 4
+    pk_uncordoned "$3" || return $(($? == 3 ? 3 : 4))
   fi
   $kc annotate --overwrite node "$3" "$1-" >&2 </dev/null || return 4
   echo "$3: uncordoned"

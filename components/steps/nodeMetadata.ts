@@ -53,7 +53,9 @@ export interface NodeMetadataInput {
 
 /**
  * Create/update, with one read and at most three writes: uncordon, only when this component's drain
- * step cordoned the Node (`kubeadm.pulumi.com/cordoned`; a Node an operator cordoned stays so); one
+ * step cordoned the Node (`kubeadm.pulumi.com/cordoned`; a Node an operator cordoned stays so), then the
+ * Node read again (kubectl uncordon exits 0 when its patch fails: one still cordoned fails the step and
+ * keeps the mark); one
  * `kubectl label` that removes the labels it set before and no longer wants (recorded in the
  * `kubeadm.pulumi.com/labels` annotation) and sets the wanted ones; one `kubectl annotate` for that
  * record, the cordon mark (removed) and the cri-socket annotation (removed, or set to the node's endpoint). Nothing is written
@@ -91,11 +93,12 @@ export interface NodeMetadataEdits {
 
 /**
  * The bash lines (on the first control-plane node) of one Node's edits, with one read and at most three
- * writes: uncordon (only what this component's drain cordoned), one `kubectl label` (dropped managed
+ * writes: uncordon (only what this component's drain cordoned; read again after it, a Node still cordoned
+ * fails the step, keeping its mark), one `kubectl label` (dropped managed
  * labels removed, wanted ones set), one `kubectl annotate` (the managed-labels record, the cordon mark
  * removed, the cri-socket annotation removed or set to the endpoint read as ONE line from stdin when
  * `nodeLocalCriSocket` is false). Nothing is written when nothing differs. Fails (pk_fail) when the Node
- * is not registered or the endpoint line is not a unix:// endpoint. Lines for several nodes may follow
+ * is not registered, kubectl could not uncordon it, or the endpoint line is not a unix:// endpoint. Lines for several nodes may follow
  * each other in one script (each reads its own endpoint line, in order): the join waves' `node-metadata`.
  */
 export function nodeMetadataLines(input: NodeMetadataEdits): string[] {
@@ -116,7 +119,9 @@ export function nodeMetadataLines(input: NodeMetadataEdits): string[] {
         ]),
     `seen=$(${KUBECTL} get node ${node} -o jsonpath=${read}) || pk_fail "the Node object is not registered"`,
     `IFS='|' read -r unschedulable previous cri cordoned <<<"$seen" || true`,
-    `if [ -n "$cordoned" ] && [ "$unschedulable" = true ]; then ${KUBECTL} uncordon ${node} >&2; fi`,
+    // kubectl uncordon exits 0 when its patch fails: pk_uncordon_checked reads the Node again, and fails
+    // before the mark is removed from a Node still cordoned.
+    `if [ -n "$cordoned" ] && [ "$unschedulable" = true ]; then pk_uncordon_checked ${node}; fi`,
     `wanted=${shellQuote(`,${managed},`)}`,
     `label=()`,
     `IFS=, read -r -a keys <<<"$previous" || true`,
