@@ -103,6 +103,9 @@ export function drainScripts(input: DrainInput): StepScripts {
     `  { rc=0; ${drainCommand('"$m"', input.timeoutSeconds, input.gracePeriodSeconds, "kc")} >"$out/$m.log" 2>&1 || rc=$?; echo "$rc" >"$out/$m.rc"; } &`,
     `done`,
     `wait`,
+    // kubectl drain goes on when its cordon patch fails (it prints the error): every Node read again.
+    `pk_read_seen "$mark" "\${todo[@]}"`,
+    `for m in "\${todo[@]}"; do if [ "$(cat "$out/$m.rc")" = 0 ] && [ "\${seen_u[$m]-}" != true ]; then echo "error: still schedulable after kubectl drain (its cordon failed)" >>"$out/$m.log"; echo 1 >"$out/$m.rc"; fi; done`,
     `failed=()`,
     `for m in "\${todo[@]}"; do`,
     `  cat "$out/$m.log" >&2`,

@@ -106,7 +106,7 @@ test("a later batch's drain with nothing of its own to drain still uncordons the
 
 // Fails on 047a1e4: each member was read (and uncordoned, and marked) in calls of its own: 25 calls
 // besides the drains for a batch of five after five, 5 for one after one.
-test("a batch's kubectl calls besides its drains do not grow with its size: one read, one uncordon, one read again and one unmark of the batch before, one read and one mark of its own", () => {
+test("a batch's kubectl calls besides its drains do not grow with its size: one read, one uncordon, one read again and one unmark of the batch before, one read and one mark of its own, one read after its drains", () => {
   const callsFor = (n: number) => {
     const before = Array.from({ length: n }, (_, i) => `a${i + 1}`);
     const own = Array.from({ length: n }, (_, i) => `w${i + 1}`);
@@ -120,7 +120,7 @@ test("a batch's kubectl calls besides its drains do not grow with its size: one 
   };
   const one = callsFor(1);
   const five = callsFor(5);
-  expect(one.length).toBe(6);
+  expect(one.length).toBe(7);
   expect(five.length).toBe(one.length);
   expect(five.filter((call) => !call.startsWith("get "))).toEqual([
     "uncordon a1 a2 a3 a4 a5",
@@ -155,4 +155,15 @@ test("a batched mark kubectl refuses is made again Node by Node, and the drain g
   expect(r.stdout).toBe(`w1: drained: ${WHY}\nw2: drained: ${WHY}\n`);
   expect(c.writes().slice(0, 3)).toEqual([`annotate --overwrite node w1 w2 ${CORDONED}=${WHY}`, `annotate --overwrite node w1 ${CORDONED}=${WHY}`, `annotate --overwrite node w2 ${CORDONED}=${WHY}`]);
   expect(c.nodes()).toEqual({ cp1: "|", w1: `true|${WHY}`, w2: `true|${WHY}` });
+});
+
+// Fails on d1e107c: kubectl drain exits 0 when its cordon patch fails, and the step recorded the Node as
+// drained though it stayed schedulable (pods could come back before its kubelet restart).
+test("a member kubectl drain leaves schedulable (its cordon failed, exit 0) fails the step, named; no record for it", () => {
+  const c = nodesStub({ cp1: {}, w1: {}, w2: {} }, { drainNoCordon: ["w2"] });
+  const r = runBash(script(["w1", "w2"]), { stdin: `drain ${R1} ${WHY}\ndrain ${R2} ${WHY}\n`, bin: c.box.bin, state: c.box.state });
+  expect(r.status).toBe(1);
+  expect(r.stdout).toBe(`w1: drained: ${WHY}\n`);
+  expect(r.stderr).toContain("pulumi-kubeadm: node w2: drain failed, the node stays cordoned and the rollout stops here: error: still schedulable after kubectl drain (its cordon failed)\n");
+  expect([record(c.box.state, "w1"), record(c.box.state, "w2")]).toEqual([`${R1}\n`, undefined]);
 });

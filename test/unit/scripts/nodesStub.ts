@@ -34,6 +34,8 @@ export interface StubOptions {
    * node "<n>": ...` on stderr, leaves the Node unschedulable, and still exits 0.
    */
   uncordonIgnored?: string[];
+  /** Nodes `kubectl drain` leaves schedulable, as real kubectl does when its cordon patch fails (it prints the error, evicts, exits 0). */
+  drainNoCordon?: string[];
   /** While this file exists every call fails as kubectl does when the API server does not answer. */
   downWhile?: string;
   /** Each `uncordon` call lists $TMPDIR's entries into this file (what the script left there meanwhile). */
@@ -94,6 +96,7 @@ drain)
     n=0; until [ -f ${started}/"$other" ]; do n=$((n + 1)); [ $n -lt 200 ] || { echo "error: $other not drained beside $2" >&2; exit 1; }; sleep 0.1; done
   done
   case " ${(opts.failDrain ?? []).join(" ")} " in *" $2 "*) echo "error: cannot evict pod web-0 ($2): PodDisruptionBudget" >&2; exit 1 ;; esac
+  case " ${(opts.drainNoCordon ?? []).join(" ")} " in *" $2 "*) echo "error: unable to cordon node \\"$2\\": conflict" >&2; echo "node/$2 drained"; exit 0 ;; esac
   IFS='|' read -r u m <"$D/$2"; set_node "$2" true "$m" ;;
 uncordon)
   shift

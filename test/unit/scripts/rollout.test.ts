@@ -36,11 +36,18 @@ test("drain decision: any node's new kubelet version, any node's runtime switch;
   expect(drainVerdict("", "v1.34.2", CONTAINERD)).toBe("keep - the node joined at the target, nothing rolled out\n");
 });
 
-/** A kubectl stub over a Node whose unschedulable flag and cordon mark are given; records every write. */
+/**
+ * A kubectl stub over a Node whose unschedulable flag and cordon mark are given (a drain cordons it, as
+ * kubectl drain does); records every write.
+ */
 function kubectl(unschedulable: boolean, mark: string) {
   const box = sandbox();
   const calls = join(box.dir, "calls");
-  box.stub("kubectl", `shift 2; echo "$*" >>${calls}; if [ "$1" = get ]; then case "$*" in *labels*) printf '%s' '${unschedulable}|||${mark}' ;; *unschedulable*) printf '%s' '${unschedulable}|${mark}' ;; *) printf '%s' '${mark}' ;; esac; fi`);
+  const drained = join(box.dir, "drained");
+  box.stub(
+    "kubectl",
+    `shift 2; echo "$*" >>${calls}; u=${unschedulable}; [ ! -f ${drained} ] || u=true; case "$1" in drain) touch ${drained} ;; get) case "$*" in *labels*) printf '%s' "$u|||${mark}" ;; *metadata.name*) printf '%s|%s|%s\\n' w1 "$u" '${mark}' ;; *unschedulable*) printf '%s' "$u|${mark}" ;; *) printf '%s' '${mark}' ;; esac ;; esac`,
+  );
   const writes = () => (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean) : []).filter((c) => !c.startsWith("get "));
   return { box, writes };
 }
