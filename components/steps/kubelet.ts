@@ -61,9 +61,9 @@ export interface KubeletInput {
  *    once; unhealthy: restore the files THIS step changed (its own journal: the upgrade step's changes
  *    stay), restart again and fail naming the node; then wait up to 120 s for a Node that was Ready to be
  *    Ready again (after a new kubelet), record the version, forget both journals and the note. Prints
- *    one line: `files changed: <files this run changed>; kubelet upgraded to <version>, restarted`,
- *    `...; kubelet restarted` (its files changed: this step's, or the upgrade step's), or `files changed:
- *    0; kubelet not restarted`.
+ *    one line (and nothing more on success): `files changed: <files this run changed>; kubelet upgraded to
+ *    <version>, restarted and healthy`, `...; kubelet restarted and healthy` (its files changed: this
+ *    step's, or the upgrade step's files that kubeadm read), or `files changed: 0; kubelet not restarted`.
  *
  * Why the restore leaves the upgrade step's changes: `kubeadm upgrade` already ran on the files the
  * upgrade step made (it read instance-config.yaml and wrote config.yaml from it), so those files as
@@ -121,11 +121,9 @@ export function kubeletScripts(input: KubeletInput): StepScripts {
     `  if [ -n "$upgraded" ]; then`,
     `    pk_record_version "$upgraded"`,
     `    rm -f "$PK_STATE_DIR/kubelet-upgrade"`,
-    `    printf 'pulumi-kubeadm: node %s: kubelet upgraded to %s, restarted and healthy\n' "$PK_NODE" "$upgraded" >&2`,
-    `    echo "files changed: $PK_CHANGED; kubelet upgraded to $upgraded, restarted"`,
+    `    echo "files changed: $PK_CHANGED; kubelet upgraded to $upgraded, restarted and healthy"`,
     `  else`,
-    `    printf 'pulumi-kubeadm: node %s: kubelet restarted after its files changed, healthy\n' "$PK_NODE" >&2`,
-    `    echo "files changed: $PK_CHANGED; kubelet restarted"`,
+    `    echo "files changed: $PK_CHANGED; kubelet restarted and healthy"`,
     `  fi`,
     `else`,
     `  echo "files changed: 0; kubelet not restarted"`,

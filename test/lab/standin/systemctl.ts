@@ -5,7 +5,7 @@
  *   systemctl start|restart kubelet   run the kubelet's start-up checks (exit 0 even when the kubelet
  *                                     then fails, as systemd does for a simple service; see is-active)
  *   systemctl stop kubelet
- *   systemctl is-active kubelet       prints active|failed|inactive; exit 0 only when active, else 3
+ *   systemctl is-active kubelet       prints active|failed|inactive (nothing with -q/--quiet); exit 0 only when active, else 3
  *   systemctl status kubelet          as is-active, with the failure reason
  *   systemctl enable [--now] kubelet | disable kubelet | daemon-reload
  * Container runtime units (containerd, crio, cri-docker) are accepted and do nothing.
@@ -20,6 +20,11 @@ function unitName(u: string | undefined): string {
 }
 
 export async function main(args: string[]): Promise<number> {
+  // systemctl -q/--quiet: is-active and is-enabled print nothing, only their exit status tells.
+  const quiet = args.includes("-q") || args.includes("--quiet");
+  const say = (text: string) => {
+    if (!quiet) process.stdout.write(text);
+  };
   const rest = args.filter((a) => !["-q", "--quiet", "--no-pager", "--no-block"].includes(a));
   const now = rest.includes("--now");
   const [verb, ...units] = rest.filter((a) => a !== "--now");
@@ -28,7 +33,7 @@ export async function main(args: string[]): Promise<number> {
   for (const raw of units) {
     const unit = unitName(raw);
     if (RUNTIME_UNITS.includes(unit)) {
-      if (verb === "is-active") process.stdout.write("active\n");
+      if (verb === "is-active") say("active\n");
       continue;
     }
     if (unit !== "kubelet") throw new Fail(`Failed to ${verb} ${unit}.service: Unit ${unit}.service not found.`, verb === "is-active" ? 4 : 5);
@@ -53,13 +58,13 @@ export async function main(args: string[]): Promise<number> {
         break;
       case "is-active": {
         const s = readKubeletState();
-        process.stdout.write(`${s.state}\n`);
+        say(`${s.state}\n`);
         if (s.state !== "active") return 3;
         break;
       }
       case "is-enabled": {
         const s = readKubeletState();
-        process.stdout.write(`${s.enabled ? "enabled" : "disabled"}\n`);
+        say(`${s.enabled ? "enabled" : "disabled"}\n`);
         if (!s.enabled) return 1;
         break;
       }

@@ -37,7 +37,7 @@ test("replaces files after a backup, restarts the kubelet once, and a re-run cha
   const first = run(stdin);
   expect(first.stderr).toContain("write");
   expect(first.status).toBe(0);
-  expect(first.stdout.trim()).toBe("files changed: 3; kubelet restarted");
+  expect(first.stdout.trim()).toBe("files changed: 3; kubelet restarted and healthy");
   expect(readFileSync(a, "utf8")).toBe("new: a\n");
   expect(existsSync(b)).toBe(false);
   expect(readFileSync(c, "utf8")).toBe("created\n");

@@ -68,7 +68,7 @@ test("kubelet unhealthy after its files changed in an upgrade with the gate in e
   writeFileSync(healthy, "");
   const rerun = runBash(kl, { stdin, bin: box.bin, state: box.state });
   expect(rerun.status).toBe(0);
-  expect(rerun.stdout).toBe("files changed: 1; kubelet upgraded to v1.34.2, restarted\n");
+  expect(rerun.stdout).toBe("files changed: 1; kubelet upgraded to v1.34.2, restarted and healthy\n");
   expect(files()).toEqual({
     [KUBELET_FILES.instanceConfig]: renderInstanceConfig(CONTAINERD),
     [KUBELET_FILES.config]: kubeletConfigYaml(CONTAINERD),

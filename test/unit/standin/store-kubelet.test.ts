@@ -118,6 +118,8 @@ describe("kubelet health check", () => {
   async function expectActive(n: LabNode): Promise<void> {
     expect((await n.systemctl("restart", "kubelet")).code).toBe(0);
     expect(await n.systemctl("is-active", "kubelet")).toEqual({ code: 0, stdout: "active\n", stderr: "" });
+    // Fails on 0e207a5: --quiet printed `active` too (a bare line in every kubelet step's output).
+    expect(await n.systemctl("is-active", "--quiet", "kubelet")).toEqual({ code: 0, stdout: "", stderr: "" });
     expect((await cp.kubectl("get", "node", n.name)).stdout).toMatch(new RegExp(`\\n${n.name} +Ready `));
   }
   const saved: Record<string, string> = {};
