@@ -3,7 +3,6 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
-import type * as command from "@pulumi/command";
 import { validateCluster } from "../kubeadm/validate";
 import { DEFAULT_CRI_SOCKET } from "../kubeadm/criSocket";
 import type { ClusterSpec, ValidCluster, ValidNode } from "../kubeadm/types";
@@ -16,6 +15,7 @@ import { stepValues } from "../steps/values";
 import { stdinWithValues } from "../scripts/script";
 import { stepCommand, valueCommand } from "./command";
 import { nodeConnection, secretOrUndefined } from "./connection";
+import type { RemoteCommand } from "./remoteCommand";
 import { records } from "./records";
 import { checkInitNode, planTransitions, type Transitions } from "./transitions";
 import { describeChanges } from "./changes";
@@ -154,7 +154,7 @@ interface RegisteredSteps {
   stdout(id: string): pulumi.Output<string>;
   /** Known now when declared. */
   endpoint(node: string): string | pulumi.Output<string>;
-  all(): command.remote.Command[];
+  all(): RemoteCommand[];
 }
 
 /**
@@ -185,7 +185,7 @@ function runValues(stepId: string, endpoint: string, reads: string[], endpointNo
  * (`combine`): the same inputs, resources and secrecy, with fewer Outputs.
  */
 function registerSteps(parent: pulumi.ComponentResource, name: string, steps: Step[], src: StepSources, former: string[]): RegisteredSteps {
-  const commands = new Map<string, command.remote.Command>();
+  const commands = new Map<string, RemoteCommand>();
   /** Each node's endpoint: declared (known now), or as its prepare step reports it. */
   const endpoints = new Map<string, string | pulumi.Output<string>>();
   /** Whether each node had joined before this run, as its prepare step reported. */
@@ -206,8 +206,8 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
     reports.set(key, made);
     return made;
   };
-  const out = (id: string) => (commands.get(id) as command.remote.Command).stdout;
-  const cmd = (id: string) => commands.get(id) as command.remote.Command;
+  const out = (id: string) => (commands.get(id) as RemoteCommand).stdout;
+  const cmd = (id: string) => commands.get(id) as RemoteCommand;
   for (const step of steps) {
     const kind = step.kind;
     const ctx = src.context(step.id);

@@ -1,5 +1,6 @@
 /**
- * THE one place a `command.remote.Command` is made, with the safety defaults DESIGN.md asks for:
+ * THE one place a `command.remote.Command` is made (through `RemoteCommand`, remoteCommand.ts: the same
+ * registration with fewer Outputs in this process), with the safety defaults DESIGN.md asks for:
  * - scripts wrapped by `remoteCommand` (bash -c with one quoted argument; sudo -n for non-root users),
  *   which first reads the step's values off its stdin (`stdinWithValues`); the scripts are hidden from
  *   `pulumi preview --diff` (`hideDiffs`), the values are not: a change reads as the changed value;
@@ -21,12 +22,12 @@
  * `valueCommand` makes them, with the same defaults.
  */
 import * as pulumi from "@pulumi/pulumi";
-import * as command from "@pulumi/command";
 import type * as inputs from "@pulumi/command/types/input";
 import { remoteCommand } from "../scripts/script";
 import type { Step } from "../plan/steps";
 import type { StepScripts } from "../scripts/types";
 import { combine } from "./combine";
+import { RemoteCommand } from "./remoteCommand";
 
 /**
  * A step's scripts (`StepScripts`), each known now or once an earlier step reported (init/join need the
@@ -114,9 +115,9 @@ export function valueCommand(
   formerNames: string[] = [],
   dependsOn?: pulumi.Resource[],
   extra: { scripts?: ValueScripts; retainOnDelete?: boolean } = {},
-): command.remote.Command {
+): RemoteCommand {
   const { scripts, retainOnDelete } = extra;
-  return withoutStackTraces(() => new command.remote.Command(
+  return withoutStackTraces(() => new RemoteCommand(
     name,
     {
       connection,
@@ -235,13 +236,13 @@ export function stepCommand(
   clusterName: string,
   a: StepCommandArgs,
   formerClusterNames: string[] = [],
-): command.remote.Command {
+): RemoteCommand {
   // A renamed Cluster (`aliases: [{ name: "<old>" }]`): each step is the resource it was under the old name.
   const aliases = aliasesFor(formerClusterNames.map((f) => `${f}-${a.step.id}`));
   if (a.step.frozen) {
     // Whatever the program would give now, the recorded inputs stay (no update: nothing dials the gone
     // machine), a resource not in the state is made without a command, and the delete never runs.
-    return withoutStackTraces(() => new command.remote.Command(
+    return withoutStackTraces(() => new RemoteCommand(
       `${clusterName}-${a.step.id}`,
       { connection: a.connection, addPreviousOutputInEnv: false, logging: "none" },
       { parent, retainOnDelete: true, ignoreChanges: [...COMMAND_INPUTS], ...aliases },
@@ -252,7 +253,7 @@ export function stepCommand(
     throw new Error(`${a.step.id}: a step with a delete must never be replaced, so it takes no triggers`);
   }
   const { create, update } = texts;
-  return withoutStackTraces(() => new command.remote.Command(
+  return withoutStackTraces(() => new RemoteCommand(
     `${clusterName}-${a.step.id}`,
     {
       connection: a.connection,

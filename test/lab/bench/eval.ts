@@ -2,8 +2,9 @@
  * Scenario `eval`: program evaluation for each node count, each run in its own child process
  * (eval-child.ts) under Pulumi's mock runtime, repeated; medians and spreads, and how time and memory
  * grow between sizes (flat per-node cost = linear); beside each size, the SDK's own cost for as many
- * bare Commands (eval-bare.ts), as the SDK constructs them and as the component does (without the
- * SDK's per-promise stack traces): the second is the floor the component's evaluation cannot go under.
+ * bare Commands (eval-bare.ts), as pulumi-command's constructor makes them and as the component does
+ * (`RemoteCommand`, without the SDK's per-promise stack traces): the second is the floor the
+ * component's evaluation cannot go under.
  */
 import { spawn } from "child_process";
 import { join } from "path";
@@ -45,7 +46,7 @@ export interface EvalSize {
    * after this size's runs: evaluation seconds, CPU seconds, peak RSS MB.
    */
   bare: BareFigures;
-  /** The same, each Command constructed as the component constructs its own (`withoutStackTraces`). */
+  /** The same, each Command constructed as the component constructs its own (`RemoteCommand` under `withoutStackTraces`, a connection per seven). */
   bare_quiet: BareFigures;
 }
 

@@ -6,7 +6,7 @@
  * prepare): its update would make a bootstrap token on the first control-plane node for nobody (e2e:
  * test/lab/e2e/waves.test.ts).
  */
-jest.mock("@pulumi/command", () => require("../helpers/recordingCommand").recordingCommandModule());
+jest.mock("../../../components/cluster/remoteCommand", () => require("../helpers/recordingCommand").recordingCommandModule());
 
 import { madeCommands } from "../helpers/recordingCommand";
 import { installMocks, settled, valueOf } from "../helpers/mocks";

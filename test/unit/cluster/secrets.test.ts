@@ -2,7 +2,7 @@
  * Secrets (SSH key, bootstrap token, certificate key, admin kubeconfig) never appear in command text,
  * travel only as secret inputs, and the steps whose output carries them are secret and unlogged.
  */
-jest.mock("@pulumi/command", () => require("../helpers/recordingCommand").recordingCommandModule());
+jest.mock("../../../components/cluster/remoteCommand", () => require("../helpers/recordingCommand").recordingCommandModule());
 
 import { madeCommands } from "../helpers/recordingCommand";
 import { installMocks, isSecretInput, plain, registrations, settled, valueOf, SECRETS } from "../helpers/mocks";

@@ -3,7 +3,7 @@
  * inputs: every shown value changes the step's scripts or stdin (showing it never makes a step run for
  * nothing), and every such value is shown.
  */
-jest.mock("@pulumi/command", () => require("../helpers/recordingCommand").recordingCommandModule());
+jest.mock("../../../components/cluster/remoteCommand", () => require("../helpers/recordingCommand").recordingCommandModule());
 import { validateCluster } from "../../../components/kubeadm/validate";
 import type { ClusterSpec } from "../../../components/kubeadm/types";
 import { buildPlan } from "../../../components/plan/steps";

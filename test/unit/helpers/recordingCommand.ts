@@ -1,7 +1,8 @@
 /**
- * For `jest.mock("@pulumi/command", () => require("../helpers/recordingCommand").recordingCommandModule())`:
- * @pulumi/command with a remote Command that records each construction's name, args and resource
- * options (which the mock runtime does not show), in `__made`.
+ * For `jest.mock("../../../components/cluster/remoteCommand", () => require("../helpers/recordingCommand").recordingCommandModule())`:
+ * the component's remote Command (components/cluster/remoteCommand.ts, every step's and record's
+ * resource) recording each construction's name, args and resource options (which the mock runtime does
+ * not show), in `__made`.
  */
 export interface Made {
   name: string;
@@ -11,19 +12,19 @@ export interface Made {
 
 /** The mocked module. */
 export function recordingCommandModule(): Record<string, unknown> {
-  const actual = jest.requireActual("@pulumi/command");
+  const actual = jest.requireActual("../../../components/cluster/remoteCommand");
   const made: Made[] = [];
-  class Recording extends actual.remote.Command {
+  class Recording extends actual.RemoteCommand {
     constructor(name: string, args: Record<string, unknown>, opts: Record<string, unknown>) {
       super(name, args, opts);
       made.push({ name, args, opts });
     }
   }
-  return { ...actual, remote: { ...actual.remote, Command: Recording }, __made: made };
+  return { ...actual, RemoteCommand: Recording, __made: made };
 }
 
 /** What the mocked module recorded. */
 export function madeCommands(): Made[] {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require("@pulumi/command") as { __made: Made[] }).__made;
+  return (require("../../../components/cluster/remoteCommand") as { __made: Made[] }).__made;
 }
