@@ -10,23 +10,49 @@ import * as commandInputs from "@pulumi/command/types/input";
 import { installMocks, isSecretInput, plain, registrations, settled } from "../helpers/mocks";
 import { COMMAND_PLUGIN_VERSION, REMOTE_COMMAND_TYPE, RemoteCommand } from "../../../components/cluster/remoteCommand";
 
+/** Every RegisterResourceRequest the SDK sent, by resource name, as plain objects. */
+const requests = new Map<string, Record<string, unknown>>();
+
 beforeAll(async () => {
   await installMocks({ nodeLocal: true });
+  // The mock monitor sees the whole request (options included), the mocks' newResource only the inputs.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const monitor = require("@pulumi/pulumi/runtime/settings").getMonitor() as { registerResource: (req: { toObject(): Record<string, unknown> }, cb: unknown) => unknown };
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, cb) => {
+    const o = req.toObject();
+    requests.set(String(o["name"]), o);
+    return register(req, cb);
+  };
 });
+
+/** A request without what names the resource or where its constructor was called from. */
+function comparable(name: string): Record<string, unknown> {
+  const o = { ...requests.get(name) };
+  for (const k of ["name", "sourceposition", "stacktrace"]) delete o[k];
+  return o;
+}
 
 const key = pulumi.secret("-----BEGIN OPENSSH PRIVATE KEY-----\nunit\n-----END OPENSSH PRIVATE KEY-----\n");
 
-/** Argument shapes the component gives: a step with every script, a plain step, a record, a frozen step. */
+/** A resource the shapes depend on (as a step depends on the steps before it). */
+const earlier = new pulumi.CustomResource("test:index:Earlier", "earlier", { out: undefined });
+
+/** Argument and option shapes the component gives: a step with every script, a plain step, a join wave's step, a record, a frozen step. */
 const shapes: Array<[string, Record<string, unknown>, pulumi.CustomResourceOptions]> = [
-  ["full", { create: "echo c", update: "echo u", delete: "echo d", stdin: pulumi.secret("s"), logging: "none", addPreviousOutputInEnv: false }, { additionalSecretOutputs: ["stdout", "stderr"] }],
-  ["plain", { create: "echo c", stdin: "v", logging: "stdoutAndStderr", addPreviousOutputInEnv: false }, {}],
-  ["wave", { create: "echo c", stdin: "v", triggers: ["a", "b"], addPreviousOutputInEnv: false }, {}],
-  ["record", { stdin: JSON.stringify({ a: 1 }), logging: "none", addPreviousOutputInEnv: false }, { ignoreChanges: ["connection", "stdin"] }],
-  ["frozen", { addPreviousOutputInEnv: false, logging: "none" }, { retainOnDelete: true }],
+  [
+    "full",
+    { create: "echo c", update: pulumi.output("echo u"), delete: "echo d", stdin: pulumi.secret("s"), logging: "none", addPreviousOutputInEnv: false },
+    { additionalSecretOutputs: ["stdout", "stderr"], hideDiffs: ["create", "update", "delete", "stdin"], retainOnDelete: true, dependsOn: [earlier, pulumi.output([earlier])], aliases: [{ name: "old-full" }] },
+  ],
+  ["plain", { create: "echo c", stdin: "v", logging: "stdoutAndStderr", addPreviousOutputInEnv: false }, { hideDiffs: ["create", "update", "delete"], ignoreChanges: ["stdin"] }],
+  ["wave", { create: "echo c", stdin: "v", triggers: ["a", "b"], addPreviousOutputInEnv: false }, { ignoreChanges: ["create"] }],
+  ["record", { stdin: Promise.resolve(JSON.stringify({ a: 1 })), logging: "none", addPreviousOutputInEnv: false }, { ignoreChanges: ["connection", "stdin"] }],
+  ["frozen", { addPreviousOutputInEnv: false, logging: "none" }, { retainOnDelete: true, ignoreChanges: ["connection", "create", "update", "delete", "triggers", "stdin", "logging", "environment", "addPreviousOutputInEnv"] }],
 ];
 
 test.each(shapes)("%s: the same registration as pulumi-command's Command", async (shape, args, opts) => {
-  const connection = { host: "10.0.0.7", port: 2222, user: "admin", privateKey: key };
+  const connection = { host: "10.0.0.7", port: 2222, user: "admin", privateKey: key, proxy: { host: "10.0.0.1", privateKey: key } };
   const theirs = new command.remote.Command(`theirs-${shape}`, { connection, ...args }, opts);
   const ours = new RemoteCommand(`ours-${shape}`, { connection, ...args }, opts);
   await settled();
@@ -40,7 +66,10 @@ test.each(shapes)("%s: the same registration as pulumi-command's Command", async
   const internals = (r: pulumi.Resource) => r as unknown as { __version?: string };
   expect(internals(ours).__version).toBe(COMMAND_PLUGIN_VERSION);
   expect(internals(ours).__version).toBe(internals(theirs).__version);
-  
+  // The whole request: inputs, dependencies, secrecy, version, additionalSecretOutputs, replaceOnChanges,
+  // aliases, ignoreChanges, hideDiffs, retainOnDelete, ...
+  expect(comparable(`ours-${shape}`)["version"]).toBe(COMMAND_PLUGIN_VERSION);
+  expect(comparable(`ours-${shape}`)).toEqual(comparable(`theirs-${shape}`));
 });
 
 test("an Output only for the properties given, and stdin and stdout", () => {
