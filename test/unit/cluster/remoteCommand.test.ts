@@ -36,14 +36,19 @@ function comparable(name: string): Record<string, unknown> {
 const key = pulumi.secret("-----BEGIN OPENSSH PRIVATE KEY-----\nunit\n-----END OPENSSH PRIVATE KEY-----\n");
 
 /** A resource the shapes depend on (as a step depends on the steps before it). */
-const earlier = new pulumi.CustomResource("test:index:Earlier", "earlier", { out: undefined });
+class Earlier extends pulumi.CustomResource {
+  constructor() {
+    super("test:index:Earlier", "earlier", { out: undefined });
+  }
+}
+const earlier = new Earlier();
 
 /** Argument and option shapes the component gives: a step with every script, a plain step, a join wave's step, a record, a frozen step. */
 const shapes: Array<[string, Record<string, unknown>, pulumi.CustomResourceOptions]> = [
   [
     "full",
     { create: "echo c", update: pulumi.output("echo u"), delete: "echo d", stdin: pulumi.secret("s"), logging: "none", addPreviousOutputInEnv: false },
-    { additionalSecretOutputs: ["stdout", "stderr"], hideDiffs: ["create", "update", "delete", "stdin"], retainOnDelete: true, dependsOn: [earlier, pulumi.output([earlier])], aliases: [{ name: "old-full" }] },
+    { additionalSecretOutputs: ["stdout", "stderr"], hideDiffs: ["create", "update", "delete", "stdin"], retainOnDelete: true, dependsOn: [earlier, pulumi.output([earlier]) as unknown as pulumi.Input<pulumi.Resource>], aliases: [{ name: "old-full" }] },
   ],
   ["plain", { create: "echo c", stdin: "v", logging: "stdoutAndStderr", addPreviousOutputInEnv: false }, { hideDiffs: ["create", "update", "delete"], ignoreChanges: ["stdin"] }],
   ["wave", { create: "echo c", stdin: "v", triggers: ["a", "b"], addPreviousOutputInEnv: false }, { ignoreChanges: ["create"] }],
