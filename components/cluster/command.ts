@@ -184,7 +184,8 @@ const HIDDEN_FROM_DIFF = ["create", "update", "delete"];
 
 /**
  * The update script the Command takes (the rule of {@link commandTexts}): after an idle create the script
- * itself, else the update only where it differs from the create (unset: pulumi-command runs the create).
+ * itself, else the update only where it differs from the create (unset: pulumi-command runs the create,
+ * which is then the same script, and the state keeps one copy of it, not two).
  */
 function updateScript<T>(create: T, update: T | undefined, idleCreate: boolean): T | undefined {
   return idleCreate ? (update ?? create) : update !== create ? update : undefined;
@@ -192,20 +193,27 @@ function updateScript<T>(create: T, update: T | undefined, idleCreate: boolean):
 
 /**
  * The step's command texts as the Command takes them. pulumi-command runs `create` on an update when
- * `update` is unset, so an update equal to the create is left out; except with an idle create
- * (`createRuns` false), whose update is the script itself: a later rollout may change the step but not
- * the node's prepare (whose report keeps saying the node was joining), and an unset update would then
- * run the empty create.
+ * `update` is unset, so an update equal to the create is left out, also where the create runs
+ * (`createRuns` true); except with an idle create (`createRuns` false), whose update is the script
+ * itself: a later rollout may change the step but not the node's prepare (whose report keeps saying the
+ * node was joining), and an unset update would then run the empty create. (A node's report going from
+ * joining to joined sets the create and unsets the update at once: the update runs the create, the same
+ * script the update was.) With `createKept` (the step ignores changes of its create, `idleCreateKept`:
+ * the recorded create stays unset once it was idle) the update is always the script.
  */
 function commandTexts(
   scripts: StepScriptInputs | LateStepScripts,
   createRuns: boolean | pulumi.Output<boolean> | undefined,
+  createKept: boolean,
 ): { create: pulumi.Input<string | undefined>; update: pulumi.Input<string | undefined> | undefined; delete?: pulumi.Input<string | undefined> } {
   if ("all" in scripts) {
     const all = scripts.all;
     return {
       create: createRuns !== undefined ? combine([createRuns, all], ([runs, x]) => (runs ? commandText(x.create) : undefined)) : all.apply((x) => commandText(x.create)),
-      update: all.apply((x) => commandText(updateScript(x.create, x.update, createRuns !== undefined))),
+      update:
+        createRuns !== undefined && !createKept
+          ? combine([createRuns, all], ([runs, x]) => commandText(updateScript(x.create, x.update, !runs)))
+          : all.apply((x) => commandText(updateScript(x.create, x.update, createRuns !== undefined))),
       ...(scripts.withDelete ? { delete: all.apply((x) => commandText(x.delete)) } : {}),
     };
   }
@@ -213,7 +221,9 @@ function commandTexts(
   if (createRuns !== undefined) {
     return {
       create: combine([createRuns, scripts.create], ([runs, text]) => (runs ? commandText(text) : undefined)),
-      update: wrap(updateScript(scripts.create, scripts.update, true) as pulumi.Input<string>),
+      update: createKept
+        ? wrap(updateScript(scripts.create, scripts.update, true) as pulumi.Input<string>)
+        : combine([createRuns, scripts.create, scripts.update], ([runs, c, u]) => commandText(updateScript(c, u, !runs))),
       ...del,
     };
   }
@@ -248,7 +258,7 @@ export function stepCommand(
       { parent, retainOnDelete: true, ignoreChanges: [...COMMAND_INPUTS], ...aliases },
     ));
   }
-  const texts = commandTexts(a.scripts, a.createRuns);
+  const texts = commandTexts(a.scripts, a.createRuns, a.ignoreChanges?.includes("create") === true);
   if (a.triggers !== undefined && texts.delete !== undefined) {
     throw new Error(`${a.step.id}: a step with a delete must never be replaced, so it takes no triggers`);
   }
