@@ -3,12 +3,12 @@
  * tests (`.lab-e2e*`, 127.0.0.110+ and 127.0.1.110+) or a developer's lab (`.lab`, 127.0.0.2+). Stack files go under
  * `.lab-bench/stacks/`; runs go through the real Pulumi CLI and engine (test/lab/engine).
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { join } from "path";
 import { parse, stringify } from "yaml";
 import { REPO_ROOT, countSince, logOffsets, readStackFile, startLab, stopLab } from "../nodes";
 import type { StandinLauncher } from "../nodes/wrappers";
-import { labStack } from "../engine/stack";
+import { labStack, projectName } from "../engine/stack";
 import { LabRunResult, runStack } from "../engine/run";
 import { pulumiPaths } from "../engine/paths";
 import { LAB_INSTALLS } from "../e2e/helpers";
@@ -147,6 +147,11 @@ export interface BenchRun {
   commands_run: number;
   /** When `pulumi up` was called (Unix seconds), to place the engine's step timestamps. */
   started_epoch_s: number;
+  /**
+   * The stack's state file after the run (the local backend's `.pulumi/stacks/<project>/<stack>.json`,
+   * which the engine writes whole after every resource operation), KB.
+   */
+  state_kb: number;
   engine: LabRunResult;
 }
 
@@ -171,5 +176,7 @@ export async function benchUp(stackFile: string, c: BenchCluster, parallel?: num
     throw new Error(`pulumi up of ${stackFile} failed: ${errors.join("; ") || engine.error}`);
   }
   const commands_run = engine.steps.filter((s) => s.type === "command:remote:Command" && s.done === true).length;
-  return { wall_s: wall, sessions, commands_run, started_epoch_s, engine };
+  const stateFile = join(pulumiPaths(LAB_DIR).state, ".pulumi", "stacks", projectName(), `${lab.stack.name}.json`);
+  const state_kb = Math.round(statSync(stateFile).size / 1024);
+  return { wall_s: wall, sessions, commands_run, started_epoch_s, state_kb, engine };
 }

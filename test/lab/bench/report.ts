@@ -31,6 +31,7 @@ function details(name: string, c: Compared): string[] {
     `  SSH sessions per node, component: ${sessionsLine(c.sessions.component)}`,
     `  SSH sessions per node, floor:     ${sessionsLine(c.sessions.floor)}`,
     `  engine steps (count per run, mean s): ${Object.entries(c.step_kinds).map(([k, v]) => `${k} ${v.count} x ${v.mean_s}`).join(", ")}`,
+    `  the stack's state file after each run: ${c.state_kb.join(", ")} KB`,
     ...(c.before_first_command_s !== undefined ? [`  pulumi up before its first command: ${c.before_first_command_s} s; after its last: ${c.after_last_command_s} s (engine timestamps, +-1 s)`] : []),
   ];
 }

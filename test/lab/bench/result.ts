@@ -37,6 +37,8 @@ export interface Compared {
   before_first_command_s?: number;
   after_last_command_s?: number;
   sessions: { component: SessionFigures; floor: SessionFigures };
+  /** The stack's state file after each component run, KB. */
+  state_kb: number[];
   /** The component's first run, command by command (see steps.ts `timeline`). */
   timeline_first_run: string[];
 }
@@ -98,6 +100,7 @@ function compare(component: Array<SideRun & { run: BenchRun }>, floor: SideRun[]
         }
       : {}),
     sessions: { component: sessionFigures(component.map((c) => c.sessions)), floor: sessionFigures(floor.map((f) => f.sessions)) },
+    state_kb: component.map((c) => c.run.state_kb),
     timeline_first_run: timed[0] ? timeline(timed[0]) : [],
   };
 }
