@@ -57,7 +57,9 @@ function secretConnection(connection: pulumi.Input<commandInputs.remote.Connecti
  * (`stdin`, ...). Resource options as given, plus what pulumi-command's constructor adds: the plugin
  * `version`, `connection` among the `additionalSecretOutputs`, `replaceOnChanges: ["triggers[*]"]`.
  *
- * @throws Error (from the SDK) as pulumi-command's constructor does: a missing `connection`.
+ * @throws Error `Missing required property 'connection'` when `connection` is undefined, as
+ *   pulumi-command's constructor does, and also when it is null (which that constructor would register
+ *   with no connection at all).
  */
 export class RemoteCommand extends pulumi.CustomResource {
   /** The command's standard output (its last run's); secret where `additionalSecretOutputs` names it. */
@@ -66,12 +68,12 @@ export class RemoteCommand extends pulumi.CustomResource {
   declare readonly stdin: pulumi.Output<string>;
 
   constructor(name: string, args: RemoteCommandArgs, opts: pulumi.CustomResourceOptions = {}) {
-    if (args.connection === undefined) throw new Error("Missing required property 'connection'");
+    if (args.connection === undefined || args.connection === null) throw new Error("Missing required property 'connection'");
     const props: Record<string, unknown> = {};
     for (const k of INPUT_KEYS) {
       if (args[k] !== undefined) props[k] = k === "connection" ? secretConnection(args.connection) : args[k];
     }
-    // Always Outputs: what the component reads back.
+    // Always Outputs (stdin undefined when not given): what the component reads back.
     props["stdin"] = args.stdin;
     props["stdout"] = undefined;
     super(

@@ -103,3 +103,9 @@ test("pulumi-command's connection defaults are applied once per connection objec
     spy.mockRestore();
   }
 });
+
+test("a missing connection is refused by name (undefined, as pulumi-command's constructor refuses it; null too)", () => {
+  for (const connection of [undefined, null]) {
+    expect(() => new RemoteCommand("no-connection", { connection } as never)).toThrow("Missing required property 'connection'");
+  }
+});
