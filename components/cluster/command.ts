@@ -27,7 +27,7 @@ import { remoteCommand } from "../scripts/script";
 import type { Step } from "../plan/steps";
 import type { StepScripts } from "../scripts/types";
 import { combine } from "./combine";
-import { RemoteCommand } from "./remoteCommand";
+import { REMOTE_COMMAND_INPUTS, RemoteCommand } from "./remoteCommand";
 
 /**
  * A step's scripts (`StepScripts`), each known now or once an earlier step reported (init/join need the
@@ -87,8 +87,6 @@ export interface StepCommandArgs {
   triggers?: pulumi.Input<unknown[]>;
 }
 
-/** The inputs of pulumi-command's remote Command. */
-const COMMAND_INPUTS = ["connection", "create", "update", "delete", "triggers", "stdin", "logging", "environment", "addPreviousOutputInEnv"] as const;
 
 /** Scripts a value command runs after all (the members record: the node list on the first control-plane node). */
 export interface ValueScripts {
@@ -255,7 +253,7 @@ export function stepCommand(
     return withoutStackTraces(() => new RemoteCommand(
       `${clusterName}-${a.step.id}`,
       { connection: a.connection, addPreviousOutputInEnv: false, logging: "none" },
-      { parent, retainOnDelete: true, ignoreChanges: [...COMMAND_INPUTS], ...aliases },
+      { parent, retainOnDelete: true, ignoreChanges: [...REMOTE_COMMAND_INPUTS], ...aliases },
     ));
   }
   const texts = commandTexts(a.scripts, a.createRuns, a.ignoreChanges?.includes("create") === true);

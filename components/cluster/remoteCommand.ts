@@ -35,8 +35,8 @@ export interface RemoteCommandArgs {
   addPreviousOutputInEnv?: pulumi.Input<boolean>;
 }
 
-/** The input keys, in pulumi-command's order. */
-const INPUT_KEYS = ["addPreviousOutputInEnv", "connection", "create", "delete", "logging", "stdin", "triggers", "update"] as const;
+/** Every input of pulumi-command's remote Command, in its constructor's order (`environment` this package never sets). */
+export const REMOTE_COMMAND_INPUTS = ["addPreviousOutputInEnv", "connection", "create", "delete", "environment", "logging", "stdin", "triggers", "update"] as const;
 
 /**
  * Each connection object's secret Output with pulumi-command's defaults, made once (the component
@@ -70,8 +70,9 @@ export class RemoteCommand extends pulumi.CustomResource {
   constructor(name: string, args: RemoteCommandArgs, opts: pulumi.CustomResourceOptions = {}) {
     if (args.connection === undefined || args.connection === null) throw new Error("Missing required property 'connection'");
     const props: Record<string, unknown> = {};
-    for (const k of INPUT_KEYS) {
-      if (args[k] !== undefined) props[k] = k === "connection" ? secretConnection(args.connection) : args[k];
+    const given = args as RemoteCommandArgs & { environment?: never };
+    for (const k of REMOTE_COMMAND_INPUTS) {
+      if (given[k] !== undefined) props[k] = k === "connection" ? secretConnection(args.connection) : given[k];
     }
     // Always Outputs (stdin undefined when not given): what the component reads back.
     props["stdin"] = args.stdin;
