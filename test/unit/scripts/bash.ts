@@ -1,6 +1,6 @@
 /** Run a rendered node script for real in bash, with a temporary state dir and optional PATH stubs. */
 import { spawnSync } from "child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, chmodSync, readFileSync, renameSync } from "fs";
+import { mkdtempSync, mkdirSync, writeFileSync, chmodSync, readFileSync, renameSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { LIBRARY_PATH, LIBRARY_SHA256, LIBRARY_TEXT } from "../../../components/scripts/library";
@@ -34,9 +34,24 @@ export interface BashResult {
   stderr: string;
 }
 
-/** A temp dir with `bin/` for stubs and `state/` standing in for /var/lib/pulumi-kubeadm. */
+/** The sandboxes this test file made, removed after its tests ({@link removeSandboxes}). */
+const made: string[] = [];
+
+/** Remove every sandbox made so far (run after each test file's tests; a test may call it itself). */
+export function removeSandboxes(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+// Each test file loads this module at its top, where Jest takes hooks.
+if (typeof afterAll === "function") afterAll(removeSandboxes);
+
+/**
+ * A temp dir with `bin/` for stubs and `state/` standing in for /var/lib/pulumi-kubeadm, removed after
+ * the test file's tests.
+ */
 export function sandbox(): { dir: string; bin: string; state: string; stub: (name: string, body: string) => void } {
   const dir = mkdtempSync(join(tmpdir(), "pk-script-"));
+  made.push(dir);
   const bin = join(dir, "bin");
   const state = join(dir, "state");
   mkdirSync(bin);

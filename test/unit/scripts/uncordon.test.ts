@@ -95,4 +95,5 @@ test("writes no temporary file while it runs", () => {
   expect(r.status).toBe(0);
   expect(readFileSync(seen, "utf8")).toBe("");
   rmSync(seen, { force: true });
+  rmSync(tmp, { recursive: true, force: true });
 });
