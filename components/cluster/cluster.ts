@@ -297,7 +297,7 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
       ...(kind.idleOnJoin === true ? { createRuns: createRuns(step, joined) } : {}),
       connection: src.connection(step.runsOn),
       stdin: stdinSpec?.secret ? pulumi.secret(stdin) : stdin,
-      secretOutput: kind.secretOutput === true,
+      secretOutput: kind.secretOutput ?? false,
       dataOutput: kind.dataOutput,
       dependsOn,
       // kubeadm init/join run once: a later change of their configuration (a new version, new join
@@ -325,6 +325,19 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
  * report), or, for a batch's step (`members`), any member had, or any node it uncordons first
  * (`uncordonsFirst`: the batch before). True where no report exists.
  */
+/**
+ * The `clusterIdentifier` of the Cluster's `@pulumi/kubernetes` Provider: `kubeadm cluster initialized on
+ * node "<name>"`, the first control-plane node, which ran `kubeadm init` and stays for the life of the
+ * cluster (a change is refused, `checkInitNode`). pulumi-kubernetes replaces a Provider (and so every
+ * resource on it) only when this value changes, where without it a kubeconfig unknown at preview (the
+ * admin kubeconfig is read again by a step that runs in this `up`) plans a replacement that the `up`
+ * does not make. It is known at preview and does not hold the component's name, so a rename of the
+ * Cluster (aliases) keeps it. Source: pulumi-kubernetes' `DiffConfig` (provider/pkg/provider/provider.go).
+ */
+export function providerClusterIdentifier(firstControlPlaneNode: string): string {
+  return `kubeadm cluster initialized on node "${firstControlPlaneNode}"`;
+}
+
 function createRuns(step: Step, joined: Map<string, pulumi.Output<boolean>>): boolean | pulumi.Output<boolean> {
   if (step.members === undefined) return joined.get(step.node) ?? true;
   const nodes = [...step.members, ...(step.uncordonsFirst ?? [])];
@@ -496,8 +509,15 @@ export class Cluster extends pulumi.ComponentResource {
       return r;
     });
 
-    this.kubeconfig = pulumi.secret(registered.apply((r) => (r ? r.stdout(`${cp1Name}-kubeconfig`) : "")));
-    if (args.kubernetesProvider !== false) providers.set(this, new k8s.Provider(`${name}-provider`, { kubeconfig: this.kubeconfig }, { parent: this }));
+    this.kubeconfig = pulumi.secret(registered.apply((r) => (r ? r.stdout(`${cp1Name}-node-metadata`) : "")));
+    if (args.kubernetesProvider !== false) {
+      // clusterIdentifier: the provider is replaced (and every resource on it) only when this changes, not
+      // whenever the kubeconfig is unknown in a preview (cp1's node-metadata runs again: an upgrade, a
+      // label); it names the node that ran kubeadm init, which stays for the life of the cluster
+      // (checkInitNode), and not the component's name, which a rename changes.
+      const clusterIdentifier = providerClusterIdentifier(cp1Name);
+      providers.set(this, new k8s.Provider(`${name}-provider`, { kubeconfig: this.kubeconfig, clusterIdentifier }, { parent: this }));
+    }
     this.nodes = registered.apply((r): pulumi.Output<NodeStatus[]> =>
       r === undefined
         ? pulumi.output([])

@@ -65,8 +65,11 @@ export interface StepCommandArgs {
    * data carries a secret). The command text reads the values off before the script starts.
    */
   stdin: pulumi.Input<string>;
-  /** The step's stdout carries a secret (join material, kubeconfig). */
-  secretOutput: boolean;
+  /**
+   * The step's stdout carries a secret: `true`, stdout and stderr secret and nothing logged (join
+   * material); `"stdout"`, the stdout secret and only the stderr logged (the admin kubeconfig).
+   */
+  secretOutput: boolean | "stdout";
   /** The step's stdout is data for later steps (a file snapshot), too bulky to log. Ignored when secretOutput. */
   dataOutput?: boolean;
   /**
@@ -272,7 +275,7 @@ export function stepCommand(
       stdin: a.stdin,
       ...(a.triggers !== undefined ? { triggers: a.triggers } : {}),
       addPreviousOutputInEnv: false,
-      logging: a.secretOutput ? "none" : a.dataOutput ? "stderr" : "stdoutAndStderr",
+      logging: a.secretOutput === true ? "none" : a.secretOutput === "stdout" || a.dataOutput ? "stderr" : "stdoutAndStderr",
     },
     {
       parent,
@@ -280,7 +283,7 @@ export function stepCommand(
       ...(a.retainOnDelete ? { retainOnDelete: true } : {}),
       dependsOn: a.dependsOn as pulumi.Input<pulumi.Resource>[],
       ...(a.ignoreChanges !== undefined ? { ignoreChanges: a.ignoreChanges } : {}),
-      ...(a.secretOutput ? { additionalSecretOutputs: ["stdout", "stderr"] } : {}),
+      ...(a.secretOutput === true ? { additionalSecretOutputs: ["stdout", "stderr"] } : a.secretOutput === "stdout" ? { additionalSecretOutputs: ["stdout"] } : {}),
       hideDiffs: a.step.kind.stdinHiddenFromDiff ? [...HIDDEN_FROM_DIFF, "stdin"] : HIDDEN_FROM_DIFF,
     },
   ));

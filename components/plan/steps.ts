@@ -9,7 +9,6 @@ import type { LineNode, LineWait, Step, StepGroup, StepKind } from "../steps/kin
 import { stepId } from "../steps/ids";
 import { prepare } from "../steps/prepare";
 import { init } from "../steps/init";
-import { kubeconfig } from "../steps/kubeconfig";
 import { joinToken, workerJoinToken } from "../steps/joinToken";
 import { joinMaterial } from "../steps/joinMaterial";
 import { waveMetadata } from "../steps/waveMetadata";
@@ -19,7 +18,7 @@ import { batchDrain, drain } from "../steps/drain";
 import { batchUncordon } from "../steps/uncordon";
 import { upgrade } from "../steps/upgrade";
 import { kubelet } from "../steps/kubelet";
-import { nodeMetadata, workerNodeMetadata } from "../steps/nodeMetadata";
+import { firstNodeMetadata, nodeMetadata, workerNodeMetadata } from "../steps/nodeMetadata";
 import { forget } from "../steps/forget";
 
 export type { LineNode, LineWait, Step, StepAction, StepGroup } from "../steps/kind";
@@ -57,8 +56,8 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    in the kubeadm-config ConfigMap), then its rollout unit: `upgrade` (the kubeadm package and
  *    `kubeadm upgrade apply`, before anything else in the cluster upgrades; then the kubelet files read),
  *    `drain` (a new kubelet version or a runtime switch), `kubelet` (the kubelet and kubectl packages, the
- *    kubelet files, restart, check), `node-metadata` (uncordon what this component cordoned); then `kubeconfig` (read after the upgrade,
- *    which renews the admin certificate);
+ *    kubelet files, restart, check), `node-metadata` (uncordon what this component cordoned; on this node it then reads the admin
+ *    kubeconfig, after the upgrade, which renews the admin certificate);
  * 3. each other control-plane node, one at a time: `join-token` (made on the first control-plane node)
  *    after the node before it ran its `kubeadm upgrade` (its drain, kubelet and uncordon go on beside),
  *    `join` (once), then its unit (`kubeadm upgrade node`), whose `drain` waits for the node
@@ -146,7 +145,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     const upgraded = add(node, node.name, upgrade, after);
     const drained = add(node, cp1, drain, [upgraded], drainLine);
     const kubeletDone = add(node, node.name, kubelet, [drained]);
-    return add(node, cp1, nodeMetadata, [kubeletDone]);
+    return add(node, cp1, node === first ? firstNodeMetadata : nodeMetadata, [kubeletDone]);
   };
   const lineNode = (node: ValidNode, joining: string): LineNode => ({ node: node.name, unitDone: stepId(node.name, "node-metadata"), joining, upgraded: stepId(node.name, upgrade.action) });
 
@@ -155,7 +154,7 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
   const made = add(first, cp1, init, prepared.filter((_, i) => !cluster.nodes[i]?.gone));
   const read = add(first, cp1, clusterConfigRead, [made]);
   const configured = add(first, cp1, clusterConfig, [read]);
-  add(first, cp1, kubeconfig, [unit(first, [configured])]);
+  unit(first, [configured]);
   // The node the next join waits for: at the target once its unit is done, or (new) once it joined.
   let ahead = lineNode(first, configured);
 

@@ -223,8 +223,13 @@ export interface StepKind {
     secret?: boolean;
     render(ctx: StepContext, v: RunValues): string;
   };
-  /** The step's stdout carries a secret: secret outputs, nothing logged. */
-  secretOutput?: boolean;
+  /**
+   * The step's stdout carries a secret. `true`: stdout and stderr secret, nothing logged (join material,
+   * whose tools may echo it on either stream). `"stdout"`: only the stdout is secret and only the
+   * stderr is logged (the first control-plane node's `node-metadata`, whose stdout is the admin
+   * kubeconfig and whose stderr is kubectl's messages). Default: nothing secret.
+   */
+  secretOutput?: boolean | "stdout";
   /** The step's stdout is data for later steps (a file snapshot, a ConfigMap): only stderr is logged. */
   dataOutput?: boolean;
   /**

@@ -48,7 +48,17 @@ export interface NodeMetadataInput {
   owner: string;
   /** Its names under the Cluster's earlier names (aliases), whose claims an update takes over. */
   formerOwners?: string[];
+  /**
+   * The first control-plane node: create and update end by printing the admin kubeconfig kubeadm wrote
+   * (/etc/kubernetes/admin.conf), the step's only stdout (everything before it goes to stderr). The
+   * step runs again after every upgrade (the version is in its text), when `kubeadm upgrade apply` has
+   * renewed that file's certificate (`--certificate-renewal`, on by default).
+   */
+  printsAdminKubeconfig?: boolean;
 }
+
+/** Where kubeadm writes the admin kubeconfig on a control-plane node. */
+const ADMIN_CONF = "/etc/kubernetes/admin.conf";
 
 
 /**
@@ -65,7 +75,12 @@ export interface NodeMetadataInput {
  */
 export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const node = shellQuote(input.node);
-  const body = nodeMetadataLines(input);
+  const edits = nodeMetadataLines(input);
+  // The admin kubeconfig: fd 3 is the step's stdout, everything else goes to stderr.
+  const body = input.printsAdminKubeconfig
+    ? [`[ -f ${ADMIN_CONF} ] || pk_fail "no ${ADMIN_CONF}: kubeadm init has not run"`, `exec 3>&1 1>&2`, ...edits]
+    : edits;
+  const last = input.printsAdminKubeconfig ? [`cat ${ADMIN_CONF} >&3`] : [];
   const del = renderScript(input.node, [
     `[ -f /etc/kubernetes/admin.conf ] || exit 0`,
     claimCall("pk_release", input.scope, input.owner) + " || exit 0",
@@ -75,8 +90,8 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
     `fi`,
   ]);
   return {
-    create: renderScript(input.node, [...body, claimCall("pk_claim", input.scope, input.owner)]),
-    update: renderScript(input.node, [...body, claimCall("pk_claim_once", input.scope, input.owner, input.formerOwners)]),
+    create: renderScript(input.node, [...body, claimCall("pk_claim", input.scope, input.owner), ...last]),
+    update: renderScript(input.node, [...body, claimCall("pk_claim_once", input.scope, input.owner, input.formerOwners), ...last]),
     ...(input.drainOnDelete ? { delete: del } : {}),
   };
 }
@@ -140,11 +155,15 @@ export function nodeMetadataLines(input: NodeMetadataEdits): string[] {
   ];
 }
 
-/** The node-metadata scripts of a step's node; `withVersion`: the target version in the text (a control-plane node). */
-function scriptsOf({ cluster, node, settings, step, owner, formerOwners }: StepContext, withVersion: boolean): StepScripts {
+/**
+ * The node-metadata scripts of a step's node; `withVersion`: the target version in the text (a
+ * control-plane node); `printsAdminKubeconfig`: the kind's stdout is secret (`firstNodeMetadata`).
+ */
+function scriptsOf({ cluster, node, settings, step, owner, formerOwners }: StepContext, withVersion: boolean, printsAdminKubeconfig = false): StepScripts {
   return nodeMetadataScripts({
     formerOwners,
     drainOnDelete: node.name !== cluster.controlPlane[0]?.name,
+    ...(printsAdminKubeconfig ? { printsAdminKubeconfig } : {}),
     scope: step.id,
     owner,
     node: node.name,
@@ -166,6 +185,19 @@ export const nodeMetadata: StepKind = {
   },
   scripts: (ctx) => scriptsOf(ctx, true),
   stdin: { render: (_ctx, v) => `${v.endpoint}\n` },
+};
+
+/**
+ * `node-metadata` of the first control-plane node: as `nodeMetadata`, then it prints the admin
+ * kubeconfig (the component's secret `kubeconfig` output: the stdout is secret, the stderr, kubectl's
+ * messages, is logged). It runs after every upgrade of the node (kubeadm's `upgrade apply` renews the
+ * admin certificate), so the output follows; one session where a separate read was a second.
+ */
+export const firstNodeMetadata: StepKind = {
+  ...nodeMetadata,
+  summary: (w) => `${nodeMetadata.summary(w)}; then read the admin kubeconfig (secret), again after every upgrade (upgrade apply renews its certificate; at ${w.cluster.version.text})`,
+  scripts: (ctx) => scriptsOf(ctx, true, true),
+  secretOutput: "stdout",
 };
 
 /**

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "fs";
 import { REPO_ROOT } from "../nodes";
 import { join } from "path";
-import { CRIO, LAB_DIR, LAB_INSTALL, MIXED, kubeadmEvents, labDown, labUp, nodeAddress, nodeFile, run, writeStack, E2E_TEST_LIMIT_MS } from "./helpers";
+import { CRIO, LAB_DIR, LAB_INSTALL, MIXED, kubeadmEvents, labDown, labUp, nodeAddress, nodeFile, run, said, writeStack, E2E_TEST_LIMIT_MS } from "./helpers";
 import { exportStackAsStored } from "../engine/stack";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
@@ -36,13 +36,19 @@ test("pulumi up provisions; preview --expect-no-changes passes; a second up open
   expect(first.engine.changes["create"]).toBeGreaterThan(30);
   expect(first.resources.every((r) => r.op === "create")).toBe(true);
   // SSH sessions (issue 10): 2 on every other node (prepare, join; its unit runs nothing when it joins).
-  // On cp-1: its own 4 (prepare, init, node-metadata, kubeconfig; the kubeadm-config read and edit run
-  // nothing after init), 2 per control-plane join (join-token, node-metadata), 2 per worker join wave
-  // (join-material, the wave's node-metadata; the workers' own join-token and node-metadata run nothing)
-  // and 1 for the members record's node list: 4 + 2*2 + 2*1 + 1. Before join waves, 2 per worker instead
-  // of per wave.
+  // On cp-1: its own 3 (prepare, init, node-metadata, which also reads the admin kubeconfig; the
+  // kubeadm-config read and edit run nothing after init), 2 per control-plane join (join-token,
+  // node-metadata), 2 per worker join wave (join-material, the wave's node-metadata; the workers' own
+  // join-token and node-metadata run nothing) and 1 for the members record's node list: 3 + 2*2 + 2*1 + 1.
+  // Before join waves, 2 per worker instead of per wave; before cp-1's node-metadata read the admin
+  // kubeconfig, 4 of its own (a kubeconfig step).
   const at = (i: number) => `${nodeAddress(i)}:22`;
-  expect(first.sshSessions).toEqual({ [at(0)]: 4 + 2 * 2 + 2 * 1 + 1, [at(1)]: 2, [at(2)]: 2, [at(3)]: 2, [at(4)]: 2 });
+  expect(first.sshSessions).toEqual({ [at(0)]: 3 + 2 * 2 + 2 * 1 + 1, [at(1)]: 2, [at(2)]: 2, [at(3)]: 2, [at(4)]: 2 });
+  // The admin kubeconfig is the Cluster's secret output, read by cp-1's node-metadata, whose stderr
+  // (kubectl's messages) is logged and whose stdout is not.
+  const clientKey = /client-key-data: (\S+)/.exec(nodeFile("cp-1", "/etc/kubernetes/admin.conf")!)![1]!;
+  expect(said(first)).not.toContain(clientKey);
+  expect(first.engine.outputs["kubeconfig"]).toBe("[secret]");
   expect(kubeadmEvents().filter((e) => / kubeadm (init|join)$/.test(e)).sort()).toEqual([
     "cp-1 kubeadm init",
     "cp-2 kubeadm join",

@@ -94,7 +94,8 @@ test("upgrade: kubeadm first; a failed upgrade apply leaves every kubelet as it 
   expect(kubeconfigAfter).not.toBe(kubeconfigBefore);
   // What a user reads is the renewed file itself, not the one read at provisioning.
   expect(stackOutputRevealed(LAB_DIR, "rollout", "kubeconfig")).toBe(kubeconfigAfter!.replace(/\n$/, ""));
-  expect(done.resources.filter((r) => r.name === "e2e-cp-1-kubeconfig").map((r) => r.ran)).toEqual([["update"]]);
+  expect(done.resources.filter((r) => r.name === "e2e-cp-1-node-metadata").map((r) => r.ran)).toEqual([["update"]]);
+  expect(said(done)).not.toContain(/client-key-data: (\S+)/.exec(kubeconfigAfter!)![1]!);
   const cm = (await readStore()).configMaps["kube-system/kubeadm-config"]!;
   expect({ labels: cm.metadata.labels, annotations: cm.metadata.annotations, extra: cm.data["Extra"] }).toEqual({
     labels: { "example.com/owner": "platform" },

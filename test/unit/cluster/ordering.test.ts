@@ -30,7 +30,7 @@ test("one command per node and step, named <cluster>-<node>-<step>, and the comp
   const commands = registrations.filter((r) => r.type === "command:remote:Command").map((r) => r.name).sort();
   const expected = [
     ...["cp1", "cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-prepare`, `c-${n}-upgrade`, ...(n.startsWith("cp") ? [`c-${n}-drain`] : []), `c-${n}-kubelet`, `c-${n}-node-metadata`]),
-    "c-cp1-init", "c-cp1-kubeconfig", "c-cp1-cluster-config-read", "c-cp1-cluster-config",
+    "c-cp1-init", "c-cp1-cluster-config-read", "c-cp1-cluster-config",
     ...["cp2", "cp3", "w1", "w2"].flatMap((n) => [`c-${n}-join-token`, `c-${n}-join`]),
     // The workers' join wave (maxConcurrentJoins 10: one wave).
     "c-workers_1-join-material", "c-workers_1-node-metadata",
@@ -56,8 +56,10 @@ test("first control-plane node first: init, kubeadm-config, its upgrade apply; e
   expect(reg("c-cp1-cluster-config-read").start).toBeGreaterThan(init.end);
   expect(reg("c-cp1-cluster-config").start).toBeGreaterThan(reg("c-cp1-cluster-config-read").end);
   expect(reg("c-cp1-upgrade").start).toBeGreaterThan(reg("c-cp1-cluster-config").end);
-  // The admin kubeconfig is read after the upgrade (which renews its certificate).
-  expect(reg("c-cp1-kubeconfig").start).toBeGreaterThan(reg("c-cp1-node-metadata").end);
+  // The admin kubeconfig is read after the upgrade (which renews its certificate): cp1's node-metadata
+  // prints it, the last step of cp1's unit.
+  expect(reg("c-cp1-node-metadata").start).toBeGreaterThan(reg("c-cp1-kubelet").end);
+  expect(reg("c-cp1-kubelet").start).toBeGreaterThan(reg("c-cp1-upgrade").end);
   // Nothing else joins or upgrades before the first control-plane node ran its kubeadm upgrade apply
   // (its drain goes on beside), nothing else is drained before its unit is done.
   for (const n of ["cp2", "cp3", "w1", "w2"]) {
@@ -183,10 +185,11 @@ test("describePlan lists every step of the desired state in order, known without
   // Under the mocks the component's record reads back what this run recorded: nothing left to change.
   expect(await valueOf(c.plan)).toEqual([expect.stringMatching(/^nothing to change: cluster "c" is as the last up recorded it \(v1\.33\.2, 5 nodes\)/)]);
   const plan = describePlan("c", buildPlan(validateCluster(args as never)));
-  // Per node prepare, upgrade, kubelet, node-metadata, a control-plane node's drain; cp1's four; join-token
+  // Per node prepare, upgrade, kubelet, node-metadata, a control-plane node's drain; cp1's three (init and
+  // the kubeadm-config read and edit; its node-metadata reads the admin kubeconfig); join-token
   // and join of the others; the wave's two steps; each worker's rollout batch's drain (maxUnavailableWorkers 1)
   // and the last batch's uncordon.
-  expect(plan).toHaveLength(5 * 4 + 3 + 4 + 4 * 2 + 2 + 2 + 1);
+  expect(plan).toHaveLength(5 * 4 + 3 + 3 + 4 * 2 + 2 + 2 + 1);
   expect(plan[0]).toMatch(/^1\. c-cp1-prepare \(no dependency\): check kubeadm/);
   const index = (id: string) => plan.findIndex((l) => l.includes(` c-${id} `));
   expect(index("cp1-init")).toBeLessThan(index("cp2-join-token"));

@@ -26,8 +26,9 @@ const commands = () => registrations.filter((r) => r.type === "command:remote:Co
 const MARKERS = [SECRETS.token, SECRETS.certificateKey, "S3CR3T-KUBECONFIG-KEY", "S3CR3T-SSH-KEY"];
 
 test("no secret value in any command's text (create, update, delete)", () => {
-  // 41 before rollout batches: the two workers' own drains gone, two batches' drains and the last one's uncordon added.
-  expect(commands().length).toBe(42);
+  // 41 before rollout batches: the two workers' own drains gone, two batches' drains and the last one's
+  // uncordon added; 41 again since cp1's node-metadata reads the admin kubeconfig (no kubeconfig step).
+  expect(commands().length).toBe(41);
   for (const r of commands()) {
     for (const field of ["create", "update", "delete"]) {
       const text = String(plain(r.inputs[field] ?? ""));
@@ -71,10 +72,13 @@ test("steps whose output carries a secret are secret outputs and not logged; sna
       expect(typeof m.args.stdin).toBe("string");
       continue;
     }
-    const secretStep = /-(join-token|join-material|kubeconfig)$/.test(m.name);
+    const secretStep = /-(join-token|join-material)$/.test(m.name);
+    // The first control-plane node's node-metadata prints the admin kubeconfig: a secret stdout, its
+    // stderr (kubectl's messages) logged.
+    const kubeconfigStep = m.name === "c-cp1-node-metadata";
     const dataStep = /-(upgrade|cluster-config-read)$/.test(m.name);
-    expect({ name: m.name, logging: m.args.logging }).toEqual({ name: m.name, logging: secretStep ? "none" : dataStep ? "stderr" : "stdoutAndStderr" });
-    expect({ name: m.name, aso: m.opts.additionalSecretOutputs ?? [] }).toEqual({ name: m.name, aso: secretStep ? ["stdout", "stderr"] : [] });
+    expect({ name: m.name, logging: m.args.logging }).toEqual({ name: m.name, logging: secretStep ? "none" : dataStep || kubeconfigStep ? "stderr" : "stdoutAndStderr" });
+    expect({ name: m.name, aso: m.opts.additionalSecretOutputs ?? [] }).toEqual({ name: m.name, aso: secretStep ? ["stdout", "stderr"] : kubeconfigStep ? ["stdout"] : [] });
     expect(m.args.addPreviousOutputInEnv).toBe(false);
     expect(m.args.environment).toBeUndefined();
     // No node's step has triggers: nothing is replaced by a change, and no input holds the clock. A join

@@ -37,13 +37,13 @@ test("3 control-plane nodes + 20 workers, maxConcurrentJoins 10: 2 join waves, e
   expect(waveSteps(m)).toEqual(["c-workers_1-join-material", "c-workers_1-node-metadata", "c-workers_2-join-material", "c-workers_2-node-metadata"]);
   expect(plain(m.get("c-workers_1-join-material")?.inputs.triggers)).toEqual(W(1, 10));
   expect(plain(m.get("c-workers_2-node-metadata")?.inputs.triggers)).toEqual(W(11, 20));
-  // The commands that run on cp1 for this new cluster (create set): its own 4 (the kubeadm-config read and
-  // edit run none after init), 2 per control-plane join, 2 per wave, and the members record writing the
+  // The commands that run on cp1 for this new cluster (create set): its own 3 (prepare, init, node-metadata,
+  // which prints the admin kubeconfig; the kubeadm-config read and edit run none after init), 2 per control-plane join, 2 per wave, and the members record writing the
   // node list. A worker's own join-token and node-metadata run no command when it joins.
   const onCp1 = [...m.values()].filter((r) => (plain(r.inputs.connection) as { host: string }).host === "10.0.0.1" && r.inputs.create !== undefined).map((r) => r.name.slice(2));
   expect(onCp1.sort()).toEqual(
     [
-      "cp1-prepare", "cp1-init", "cp1-node-metadata", "cp1-kubeconfig",
+      "cp1-prepare", "cp1-init", "cp1-node-metadata",
       "cp2-join-token", "cp2-node-metadata", "cp3-join-token", "cp3-node-metadata",
       "workers_1-join-material", "workers_1-node-metadata", "workers_2-join-material", "workers_2-node-metadata",
       "members",

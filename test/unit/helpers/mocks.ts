@@ -81,7 +81,7 @@ export function isSecretInput(value: unknown): boolean {
 }
 
 function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, endpoints: Map<string, string>): string {
-  const m = /^(.*)-(prepare|init|kubeconfig|join-token|join-material|join|cluster-config-read|cluster-config|drain|upgrade|kubelet|node-metadata)$/.exec(name.replace(/^c-/, ""));
+  const m = /^(.*)-(prepare|init|join-token|join-material|join|cluster-config-read|cluster-config|drain|upgrade|kubelet|node-metadata)$/.exec(name.replace(/^c-/, ""));
   if (!m) return "";
   const [, node, action] = m as unknown as [string, string, string];
   // A Command without a create (the component's records, a gone machine's kept steps) prints nothing.
@@ -118,8 +118,9 @@ function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, 
       return `apiServerEndpoint=10.0.0.1:6443\ntoken=${SECRETS.token}\ncaCertHash=${CA_HASH}\ncertificateKey=${
         create.includes("upload-certs") ? SECRETS.certificateKey : ""
       }\n`;
-    case "kubeconfig":
-      return SECRETS.kubeconfig;
+    case "node-metadata":
+      // The first control-plane node's prints the admin kubeconfig (its fd 3, the step's stdout).
+      return create.includes("cat /etc/kubernetes/admin.conf >&3") ? SECRETS.kubeconfig : "changed=0\n";
     default:
       return "changed=0\n";
   }

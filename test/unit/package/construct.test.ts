@@ -80,7 +80,7 @@ test("construct from a Python program's inputs registers the Cluster and one Com
   expect(names).toEqual(
     [
       "c-init-node", "c-members",
-      "c-cp1-prepare", "c-cp1-init", "c-cp1-cluster-config-read", "c-cp1-cluster-config", "c-cp1-upgrade", "c-cp1-drain", "c-cp1-kubelet", "c-cp1-node-metadata", "c-cp1-kubeconfig",
+      "c-cp1-prepare", "c-cp1-init", "c-cp1-cluster-config-read", "c-cp1-cluster-config", "c-cp1-upgrade", "c-cp1-drain", "c-cp1-kubelet", "c-cp1-node-metadata",
       "c-w1-prepare", "c-w1-join-token", "c-w1-join", "c-w1-upgrade", "c-w1-kubelet", "c-w1-node-metadata",
       "c-workers_1-join-material", "c-workers_1-node-metadata",
       // The worker's rollout batch (drained and uncordoned from cp1).

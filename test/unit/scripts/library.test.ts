@@ -161,8 +161,9 @@ test("prepare installs the library atomically at its content-addressed path (060
   runBash(scriptOf(prepareCreate()), { state: box.state, lib, bin: box.bin, wrap: ["env", "PATH=/usr/bin:/bin"], stdin });
   expect(createHash("sha256").update(readFileSync(lib)).digest("hex")).toBe(sha);
 
-  const kubeconfig = commandTexts().texts.get("cp-1-kubeconfig")?.[0] as string;
-  const later = runBash(scriptOf(kubeconfig), { state: box.state, lib, bin: box.bin });
+  // The first control-plane node's node-metadata, which prints the admin kubeconfig, checks for it first.
+  const metadata = commandTexts().texts.get("cp-1-node-metadata")?.[0] as string;
+  const later = runBash(scriptOf(metadata), { state: box.state, lib, bin: box.bin });
   // pk_fail comes from the loaded library.
   expect(later.stderr).toBe("pulumi-kubeadm: node cp-1: no /etc/kubernetes/admin.conf: kubeadm init has not run\n");
 });

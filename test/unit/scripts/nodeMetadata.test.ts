@@ -51,3 +51,28 @@ test("a Node kubectl uncordon leaves cordoned keeps this component's cordon mark
   const writes = readFileSync(calls, "utf8").split("\n").filter((c) => c !== "" && !c.startsWith("get "));
   expect(writes).toEqual(["uncordon w1"]);
 });
+
+// The first control-plane node's node-metadata prints the admin kubeconfig as its ONLY stdout (the
+// component's secret `kubeconfig` output), whatever kubectl prints on stdout before it.
+test("printsAdminKubeconfig: the step's stdout is admin.conf alone, kubectl's output goes to stderr; without the file it fails first, named", () => {
+  const box = sandbox();
+  const calls = join(box.dir, "calls");
+  box.stub("kubectl", `shift 2; echo "$*" >>${calls}; if [ "$1" = get ]; then printf '%s' 'false||${CRIO}'; else echo "node/cp1 annotated"; fi`);
+  const admin = join(box.dir, "admin.conf");
+  require("fs").writeFileSync(admin, "apiVersion: v1\nkind: Config\n");
+  const input = { node: "cp1", labels: { tier: "a" }, nodeLocalCriSocket: true, version: "v1.37.0", drainTimeoutSeconds: 1, drainOnDelete: false, scope: "cp1-node-metadata", owner: "c-cp1-node-metadata", printsAdminKubeconfig: true };
+  const scripts = nodeMetadataScripts(input);
+  expect(scripts.delete).toBeUndefined();
+  for (const script of [scripts.create, scripts.update as string]) {
+    const r = runBash(script.split("/etc/kubernetes/admin.conf").join(admin), { stdin: "", bin: box.bin, state: box.state });
+    expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 0, stdout: "apiVersion: v1\nkind: Config\n" });
+    expect(r.stderr).toBe("node/cp1 annotated\nnode/cp1 annotated\n");
+  }
+  // A node without it (kubeadm init has not run): the step fails before any kubectl call.
+  require("fs").rmSync(calls);
+  const missing = runBash(scripts.create.split("/etc/kubernetes/admin.conf").join(join(box.dir, "none.conf")), { stdin: "", bin: box.bin, state: box.state });
+  expect({ status: missing.status, stdout: missing.stdout, stderr: missing.stderr }).toEqual({ status: 1, stdout: "", stderr: `pulumi-kubeadm: node cp1: no ${join(box.dir, "none.conf")}: kubeadm init has not run\n` });
+  expect(existsSync(calls)).toBe(false);
+  // Without printsAdminKubeconfig nothing is printed on stdout by the step itself.
+  expect(nodeMetadataScripts({ ...input, printsAdminKubeconfig: false }).create).not.toContain("admin.conf >&3");
+});
