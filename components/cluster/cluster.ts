@@ -321,11 +321,6 @@ function registerSteps(parent: pulumi.ComponentResource, name: string, steps: St
 }
 
 /**
- * Whether an `idleOnJoin` step's create runs its script: its node had joined before this run (its prepare
- * report), or, for a batch's step (`members`), any member had, or any node it uncordons first
- * (`uncordonsFirst`: the batch before). True where no report exists.
- */
-/**
  * The `clusterIdentifier` of the Cluster's `@pulumi/kubernetes` Provider: `kubeadm cluster initialized on
  * node "<name>"`, the first control-plane node, which ran `kubeadm init` and stays for the life of the
  * cluster (a change is refused, `checkInitNode`). pulumi-kubernetes replaces a Provider (and so every
@@ -338,6 +333,11 @@ export function providerClusterIdentifier(firstControlPlaneNode: string): string
   return `kubeadm cluster initialized on node "${firstControlPlaneNode}"`;
 }
 
+/**
+ * Whether an `idleOnJoin` step's create runs its script: its node had joined before this run (its prepare
+ * report), or, for a batch's step (`members`), any member had, or any node it uncordons first
+ * (`uncordonsFirst`: the batch before). True where no report exists.
+ */
 function createRuns(step: Step, joined: Map<string, pulumi.Output<boolean>>): boolean | pulumi.Output<boolean> {
   if (step.members === undefined) return joined.get(step.node) ?? true;
   const nodes = [...step.members, ...(step.uncordonsFirst ?? [])];
