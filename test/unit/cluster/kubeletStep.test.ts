@@ -34,7 +34,7 @@ function plan(nodeLocal: boolean, criSocket: string, version = "v1.34.2") {
 
 test("a unit is upgrade, drain, kubelet, node-metadata (a worker's drain and uncordon its rollout batch's); kubelet reads the upgrade step's output; no kubelet-files step", () => {
   const { steps, ctx } = plan(true, CONTAINERD);
-  const unit = (node: string) => steps.filter((s) => s.node === node && s.members === undefined && !["prepare", "join-token", "join", "init", "cluster-config-read", "cluster-config", "kubeconfig"].includes(s.action));
+  const unit = (node: string) => steps.filter((s) => s.node === node && s.members === undefined && !["prepare", "join-token", "join", "init", "cluster-config-read", "cluster-config"].includes(s.action));
   expect(unit("cp-1").map((s) => [s.id, s.runsOn, s.after])).toEqual([
     ["cp-1-upgrade", "cp-1", ["cp-1-cluster-config"]],
     ["cp-1-drain", "cp-1", ["cp-1-upgrade"]],

@@ -58,6 +58,9 @@ test("printsAdminKubeconfig: the step's stdout is admin.conf alone, kubectl's ou
   const box = sandbox();
   const calls = join(box.dir, "calls");
   box.stub("kubectl", `shift 2; echo "$*" >>${calls}; if [ "$1" = get ]; then printf '%s' 'false||${CRIO}'; else echo "node/cp1 annotated"; fi`);
+  // A command the script runs without a redirect of its own (the claim's sync) writing on stdout: only
+  // the step's redirect keeps it out of the kubeconfig.
+  box.stub("sync", `echo synced`);
   const admin = join(box.dir, "admin.conf");
   require("fs").writeFileSync(admin, "apiVersion: v1\nkind: Config\n");
   const input = { node: "cp1", labels: { tier: "a" }, nodeLocalCriSocket: true, version: "v1.37.0", drainTimeoutSeconds: 1, drainOnDelete: false, scope: "cp1-node-metadata", owner: "c-cp1-node-metadata", printsAdminKubeconfig: true };
@@ -66,8 +69,13 @@ test("printsAdminKubeconfig: the step's stdout is admin.conf alone, kubectl's ou
   for (const script of [scripts.create, scripts.update as string]) {
     const r = runBash(script.split("/etc/kubernetes/admin.conf").join(admin), { stdin: "", bin: box.bin, state: box.state });
     expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 0, stdout: "apiVersion: v1\nkind: Config\n" });
-    expect(r.stderr).toBe("node/cp1 annotated\nnode/cp1 annotated\n");
+    expect(r.stderr).toBe(`node/cp1 annotated\nnode/cp1 annotated\n${script === scripts.create ? "synced\n" : ""}`);
   }
+  // The file is printed last: a step failing before it (here the claim's sync) prints nothing on stdout,
+  // so pulumi-command's error, which quotes stdout and stderr, holds no kubeconfig.
+  box.stub("sync", `exit 1`);
+  const failed = runBash(scripts.create.split("/etc/kubernetes/admin.conf").join(admin), { stdin: "", bin: box.bin, state: join(box.dir, "fresh-state") });
+  expect({ status: failed.status, stdout: failed.stdout }).toEqual({ status: 1, stdout: "" });
   // A node without it (kubeadm init has not run): the step fails before any kubectl call.
   require("fs").rmSync(calls);
   const missing = runBash(scripts.create.split("/etc/kubernetes/admin.conf").join(join(box.dir, "none.conf")), { stdin: "", bin: box.bin, state: box.state });
