@@ -71,11 +71,25 @@ function resetScript(i: KubeadmOnceInput): string {
   ]);
 }
 
+/** Why an update of init or join on a node without kubeadm state is refused, and what to do instead. */
+function reranMessage(i: KubeadmOnceInput): string {
+  const what =
+    i.action === "init"
+      ? "a second kubeadm init here would make a new, separate cluster, and the first control-plane node holds the cluster's certificate authority and first etcd member. Restore that machine (or put back its host); this component cannot move a cluster's first control-plane node to another machine"
+      : `a second kubeadm join would register a new machine under the old Node's name. To put a new machine under this name, remove the node from nodes and pulumi up (its Node object is deleted), then add it back (it joins with fresh join material); if the node was reset by hand on purpose, pulumi up --replace <the URN of ${i.owner.replace(/["$\`\\]/g, "")}> (pulumi stack --show-urns lists it)`;
+  return `kubeadm ${i.action} ran on this node (the stack records it), but the node has no kubeadm state now: another machine at its host, or reset by hand. Nothing was changed: ${what}`;
+}
+
 function runScript(i: KubeadmOnceInput, claim: "pk_claim" | "pk_claim_once"): string {
   const file = `${CONFIG_DIR}/kubeadm-${i.action}.yaml`;
   const run = `"$PK_STATE_DIR/run/${i.action}"`;
   const material = i.materialFrom;
   return renderScript(i.node, [
+    // An update runs where the create succeeded (a failed create is not recorded): a node with no trace
+    // of it and no kubeadm state is another machine at the node's host (or one reset by hand), where a
+    // second kubeadm run would make a separate cluster (init) or join a new machine under the old Node's
+    // name (join). Refused before anything changes.
+    ...(claim === "pk_claim_once" ? [`if [ ! -e ${run} ] && pk_kubeadm_clean; then pk_fail ${shellQuote(reranMessage(i))}; fi`] : []),
     `if [ ! -f ${run}/done ]; then`,
     // A run that failed leaves kubeadm's half-made files, which make the next run fail preflight:
     // reset first, but only when the node had no kubeadm state before this step first ran (never

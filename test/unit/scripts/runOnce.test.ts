@@ -5,6 +5,7 @@ import { spawn } from "child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { joinScripts, joinStdin } from "../../../components/steps/join";
+import { initScripts } from "../../../components/steps/init";
 import { libraryCopy, runBash, sandbox, withLibrary } from "./bash";
 
 const CRIO = "unix:///var/run/crio/crio.sock";
@@ -173,4 +174,33 @@ test("a session killed mid-join: kubeadm carries on detached, and the re-run wai
   expect(rerun.stderr).toContain("join still running from an earlier connection; waiting");
   expect(rerun.status).toBe(0);
   expect(count()).toBe(1);
+});
+
+// An update of init or join runs only where its create succeeded (a failed create is not recorded). On a
+// node with no trace of that run and no kubeadm state (another machine at the node's host, or a node
+// reset by hand) it ran kubeadm again: a second, separate cluster for init; a new machine under the old
+// Node's name for join. Refused now, before anything changes, naming what to do.
+test("an update of join or init on a node with no kubeadm state and no trace of its run is refused before kubeadm runs, saying what to do", () => {
+  const { box, calls } = setup("exit 0");
+  const joined = runBash(joinOf(box.dir).update, { stdin: "kind: JoinConfiguration\n", bin: box.bin, state: box.state });
+  expect({ status: joined.status, stdout: joined.stdout, calls: calls() }).toEqual({ status: 1, stdout: "", calls: [] });
+  expect(joined.stderr).toBe(
+    "pulumi-kubeadm: node w1: kubeadm join ran on this node (the stack records it), but the node has no kubeadm state now: another machine at its host, or reset by hand. Nothing was changed: a second kubeadm join would register a new machine under the old Node's name. To put a new machine under this name, remove the node from nodes and pulumi up (its Node object is deleted), then add it back (it joins with fresh join material); if the node was reset by hand on purpose, pulumi up --replace <the URN of c-w1-join> (pulumi stack --show-urns lists it)\n",
+  );
+  const init = initScripts({ node: "cp1", criSocket: CRIO, scope: "cp1-init", owner: "c-cp1-init" });
+  const made = runBash(sandboxed(init.update as string, box.dir), { stdin: "kind: InitConfiguration\n", bin: box.bin, state: box.state });
+  expect({ status: made.status, calls: calls() }).toEqual({ status: 1, calls: [] });
+  expect(made.stderr).toContain("pulumi-kubeadm: node cp1: kubeadm init ran on this node (the stack records it), but the node has no kubeadm state now");
+  expect(made.stderr).toContain("a second kubeadm init here would make a new, separate cluster");
+  // A create on the same clean node runs (a new node); the update after it finds its run and repeats nothing.
+  expect(runBash(joinOf(box.dir).create, { stdin: "kind: JoinConfiguration\n", bin: box.bin, state: box.state }).status).toBe(0);
+  const again = runBash(joinOf(box.dir).update, { stdin: "kind: JoinConfiguration\n", bin: box.bin, state: box.state });
+  expect({ status: again.status, calls: calls() }).toEqual({ status: 0, calls: [expect.stringMatching(/^join --config /)] });
+  // A node with kubeadm's files (made by a version before the run records) is not refused either.
+  const other = sandbox();
+  mkdirSync(join(other.dir, "k8s"), { recursive: true });
+  writeFileSync(join(other.dir, "k8s", "kubelet.conf"), "x\n");
+  other.stub("kubeadm", `echo "$*" >>${join(other.dir, "calls")}`);
+  const older = runBash(joinOf(other.dir).update, { stdin: "kind: JoinConfiguration\n", bin: other.bin, state: other.state });
+  expect(older.status).toBe(0);
 });
