@@ -71,13 +71,13 @@ function resetScript(i: KubeadmOnceInput): string {
   ]);
 }
 
-/** Why an update of init or join on a node without kubeadm state is refused, and what to do instead. */
+/** Why an update of init or join on a node without its record or kubeadm state is refused, and what to do instead. */
 function reranMessage(i: KubeadmOnceInput): string {
   const what =
     i.action === "init"
-      ? "a second kubeadm init here would make a new, separate cluster, and the first control-plane node holds the cluster's certificate authority and first etcd member. Restore that machine (or put back its host); this component cannot move a cluster's first control-plane node to another machine"
-      : `a second kubeadm join would register a new machine under the old Node's name. To put a new machine under this name, remove the node from nodes and pulumi up (its Node object is deleted), then add it back (it joins with fresh join material); if the node was reset by hand on purpose, pulumi up --replace <the URN of ${i.owner.replace(/["$\`\\]/g, "")}> (pulumi stack --show-urns lists it)`;
-  return `kubeadm ${i.action} ran on this node (the stack records it), but the node has no kubeadm state now: another machine at its host, or reset by hand. Nothing was changed: ${what}`;
+      ? "a second kubeadm init would make a new, separate cluster, and the first control-plane node holds the cluster's certificate authority and first etcd member. Restore that machine (or put back its host); this component cannot move a cluster's first control-plane node to another machine"
+      : "a second kubeadm join would register this machine under the old Node's name. To put a new machine under this name: remove the node from nodes and pulumi up (first, for a worker whose old machine is unreachable, set gone: true and pulumi up; a control-plane node's old etcd member must be removed by hand first, etcdctl member remove on another control-plane node), then add it back: it joins as a new node, with fresh join material";
+  return `the stack records kubeadm ${i.action} for this node (or keeps it for a node written off with gone: true), but the node has no record of that run (another machine at its host) or no kubeadm state (reset by hand). Nothing was changed: ${what}`;
 }
 
 function runScript(i: KubeadmOnceInput, claim: "pk_claim" | "pk_claim_once"): string {
@@ -85,11 +85,13 @@ function runScript(i: KubeadmOnceInput, claim: "pk_claim" | "pk_claim_once"): st
   const run = `"$PK_STATE_DIR/run/${i.action}"`;
   const material = i.materialFrom;
   return renderScript(i.node, [
-    // An update runs where the create succeeded (a failed create is not recorded): a node with no trace
-    // of it and no kubeadm state is another machine at the node's host (or one reset by hand), where a
-    // second kubeadm run would make a separate cluster (init) or join a new machine under the old Node's
-    // name (join). Refused before anything changes.
-    ...(claim === "pk_claim_once" ? [`if [ ! -e ${run} ] && pk_kubeadm_clean; then pk_fail ${shellQuote(reranMessage(i))}; fi`] : []),
+    // An update runs where the create succeeded (a failed create is not recorded; a frozen step of a gone
+    // worker aside). A node with no record of the run (every node this package made has one) is another
+    // machine at the node's host; one whose run succeeded but which has no kubeadm state was reset by
+    // hand (this package's own reset removes the record). A second kubeadm run there would make a
+    // separate cluster (init) or register the machine under the old Node's name (join): refused before
+    // anything changes.
+    ...(claim === "pk_claim_once" ? [`if [ ! -e ${run} ] || { [ -f ${run}/done ] && pk_kubeadm_clean; }; then pk_fail ${shellQuote(reranMessage(i))}; fi`] : []),
     `if [ ! -f ${run}/done ]; then`,
     // A run that failed leaves kubeadm's half-made files, which make the next run fail preflight:
     // reset first, but only when the node had no kubeadm state before this step first ran (never

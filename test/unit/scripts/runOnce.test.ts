@@ -2,7 +2,7 @@
  * init/join run kubeadm through pk_run_once: at most once to success, surviving a lost SSH session.
  */
 import { spawn } from "child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { join } from "path";
 import { joinScripts, joinStdin } from "../../../components/steps/join";
 import { initScripts } from "../../../components/steps/init";
@@ -29,10 +29,13 @@ function joinOf(dir: string, owner = "c-w1-join", formerOwners: string[] = []) {
   return { create: sandboxed(s.create, dir), update: sandboxed(s.update as string, dir), del: sandboxed(s.delete as string, dir) };
 }
 
-function setup(kubeadmBody: string) {
+/** A sandbox whose kubeadm stub runs `kubeadmBody`; with `makesNode`, its init and join leave kubelet.conf first, as kubeadm's do. */
+function setup(kubeadmBody: string, makesNode = false) {
   const box = sandbox();
   const callsFile = join(box.dir, "calls");
-  box.stub("kubeadm", `echo "$*" >>${callsFile}\n${kubeadmBody}`);
+  const k8s = join(box.dir, "k8s");
+  const make = makesNode ? `case "$1" in init|join) mkdir -p ${k8s} && echo made >${k8s}/kubelet.conf ;; esac\n` : "";
+  box.stub("kubeadm", `echo "$*" >>${callsFile}\n${make}${kubeadmBody}`);
   const scripts = joinOf(box.dir);
   const calls = () => (existsSync(callsFile) ? readFileSync(callsFile, "utf8").split("\n").filter(Boolean) : []);
   const count = () => calls().length;
@@ -106,7 +109,7 @@ test("delete: kubeadm reset with the node's socket, only where this resource mad
 });
 
 test("a replacement made before the old resource's delete (pulumi up --replace): the old delete resets nothing, the last one does", () => {
-  const { box, script, del, calls } = setup("exit 0");
+  const { box, script, del, calls } = setup("exit 0", true);
   const run = (s: string) => runBash(s, { stdin: "x: 1\n", bin: box.bin, state: box.state });
   expect(run(script).status).toBe(0);
   // The engine creates the replacement (same name, same scripts): the node is already joined.
@@ -138,7 +141,7 @@ test("a renamed resource (new cluster name) takes the node over: the old name's 
 });
 
 test("a rename with an alias (the same resource, a new name): its update takes over the old name's claim, and its destroy resets", () => {
-  const { box, script, calls } = setup("exit 0");
+  const { box, script, calls } = setup("exit 0", true);
   const run = (s: string) => runBash(s, { stdin: "x: 1\n", bin: box.bin, state: box.state });
   expect(run(script).status).toBe(0);
   const aliased = joinOf(box.dir, "prod-w1-join", ["c-w1-join"]);
@@ -177,30 +180,37 @@ test("a session killed mid-join: kubeadm carries on detached, and the re-run wai
 });
 
 // An update of init or join runs only where its create succeeded (a failed create is not recorded). On a
-// node with no trace of that run and no kubeadm state (another machine at the node's host, or a node
-// reset by hand) it ran kubeadm again: a second, separate cluster for init; a new machine under the old
-// Node's name for join. Refused now, before anything changes, naming what to do.
-test("an update of join or init on a node with no kubeadm state and no trace of its run is refused before kubeadm runs, saying what to do", () => {
-  const { box, calls } = setup("exit 0");
-  const joined = runBash(joinOf(box.dir).update, { stdin: "kind: JoinConfiguration\n", bin: box.bin, state: box.state });
-  expect({ status: joined.status, stdout: joined.stdout, calls: calls() }).toEqual({ status: 1, stdout: "", calls: [] });
-  expect(joined.stderr).toBe(
-    "pulumi-kubeadm: node w1: kubeadm join ran on this node (the stack records it), but the node has no kubeadm state now: another machine at its host, or reset by hand. Nothing was changed: a second kubeadm join would register a new machine under the old Node's name. To put a new machine under this name, remove the node from nodes and pulumi up (its Node object is deleted), then add it back (it joins with fresh join material); if the node was reset by hand on purpose, pulumi up --replace <the URN of c-w1-join> (pulumi stack --show-urns lists it)\n",
-  );
+// node with no record of that run (another machine at the node's host) or whose run succeeded but which
+// has no kubeadm state (reset by hand) it ran kubeadm again: a second, separate cluster for init; the
+// machine registered under the old Node's name for join. Refused now, before anything changes, naming
+// what to do.
+test("an update of join or init on a node without the record of its run, or reset by hand, is refused before kubeadm runs, saying what to do", () => {
+  const { box, calls } = setup("exit 0", true);
+  const refusal =
+    "pulumi-kubeadm: node w1: the stack records kubeadm join for this node (or keeps it for a node written off with gone: true), but the node has no record of that run (another machine at its host) or no kubeadm state (reset by hand). Nothing was changed: a second kubeadm join would register this machine under the old Node's name. To put a new machine under this name: remove the node from nodes and pulumi up (first, for a worker whose old machine is unreachable, set gone: true and pulumi up; a control-plane node's old etcd member must be removed by hand first, etcdctl member remove on another control-plane node), then add it back: it joins as a new node, with fresh join material\n";
+  const update = () => runBash(joinOf(box.dir).update, { stdin: "kind: JoinConfiguration\n", bin: box.bin, state: box.state });
+  // Another machine: no record of the run, no kubeadm state.
+  const fresh = update();
+  expect({ status: fresh.status, stdout: fresh.stdout, stderr: fresh.stderr, calls: calls() }).toEqual({ status: 1, stdout: "", stderr: refusal, calls: [] });
   const init = initScripts({ node: "cp1", criSocket: CRIO, scope: "cp1-init", owner: "c-cp1-init" });
   const made = runBash(sandboxed(init.update as string, box.dir), { stdin: "kind: InitConfiguration\n", bin: box.bin, state: box.state });
   expect({ status: made.status, calls: calls() }).toEqual({ status: 1, calls: [] });
-  expect(made.stderr).toContain("pulumi-kubeadm: node cp1: kubeadm init ran on this node (the stack records it), but the node has no kubeadm state now");
-  expect(made.stderr).toContain("a second kubeadm init here would make a new, separate cluster");
-  // A create on the same clean node runs (a new node); the update after it finds its run and repeats nothing.
-  expect(runBash(joinOf(box.dir).create, { stdin: "kind: JoinConfiguration\n", bin: box.bin, state: box.state }).status).toBe(0);
-  const again = runBash(joinOf(box.dir).update, { stdin: "kind: JoinConfiguration\n", bin: box.bin, state: box.state });
-  expect({ status: again.status, calls: calls() }).toEqual({ status: 0, calls: [expect.stringMatching(/^join --config /)] });
-  // A node with kubeadm's files (made by a version before the run records) is not refused either.
+  expect(made.stderr).toContain("pulumi-kubeadm: node cp1: the stack records kubeadm init for this node");
+  expect(made.stderr).toContain("a second kubeadm init would make a new, separate cluster");
+  // Another machine that holds kubeadm state (another cluster's node): no record of the run either.
   const other = sandbox();
   mkdirSync(join(other.dir, "k8s"), { recursive: true });
   writeFileSync(join(other.dir, "k8s", "kubelet.conf"), "x\n");
   other.stub("kubeadm", `echo "$*" >>${join(other.dir, "calls")}`);
-  const older = runBash(joinOf(other.dir).update, { stdin: "kind: JoinConfiguration\n", bin: other.bin, state: other.state });
-  expect(older.status).toBe(0);
+  const elsewhere = runBash(joinOf(other.dir).update, { stdin: "kind: JoinConfiguration\n", bin: other.bin, state: other.state });
+  expect({ status: elsewhere.status, stderr: elsewhere.stderr, ran: existsSync(join(other.dir, "calls")) }).toEqual({ status: 1, stderr: refusal, ran: false });
+  // The node this step made: its create runs kubeadm; an update after it finds its run and repeats nothing.
+  expect(runBash(joinOf(box.dir).create, { stdin: "kind: JoinConfiguration\n", bin: box.bin, state: box.state }).status).toBe(0);
+  const again = update();
+  expect({ status: again.status, calls: calls() }).toEqual({ status: 0, calls: [expect.stringMatching(/^join --config /)] });
+  expect(again.stderr).toContain("join already done, nothing to do");
+  // The same node after `kubeadm reset` by hand (which leaves this package's record): refused.
+  rmSync(join(box.dir, "k8s", "kubelet.conf"));
+  const reset = update();
+  expect({ status: reset.status, stderr: reset.stderr, calls: calls().length }).toEqual({ status: 1, stderr: refusal, calls: 1 });
 });
