@@ -236,6 +236,17 @@ function commandTexts(
 }
 
 /**
+ * Which of a step's output streams are secret, and which pulumi-command logs: a secret stream is never
+ * logged. `secretOutput` true: both secret (join material); `"stdout"`: the stdout (the admin
+ * kubeconfig), the stderr logged; `dataOutput`: the stdout is data for later steps, only the stderr logged.
+ */
+function outputStreams(secretOutput: boolean | "stdout", dataOutput: boolean): { secret: string[]; logging: string } {
+  if (secretOutput === true) return { secret: ["stdout", "stderr"], logging: "none" };
+  if (secretOutput === "stdout") return { secret: ["stdout"], logging: "stderr" };
+  return { secret: [], logging: dataOutput ? "stderr" : "stdoutAndStderr" };
+}
+
+/**
  * Create the Command for one plan step, named `<cluster>-<step id>`, parented to the component.
  * @param formerClusterNames earlier names of the Cluster (its `aliases` with a name): the step's
  *   resource is aliased to `<former>-<step id>`, so a renamed Cluster keeps its resources.
@@ -264,6 +275,7 @@ export function stepCommand(
     throw new Error(`${a.step.id}: a step with a delete must never be replaced, so it takes no triggers`);
   }
   const { create, update } = texts;
+  const streams = outputStreams(a.secretOutput, a.dataOutput === true);
   return withoutStackTraces(() => new RemoteCommand(
     `${clusterName}-${a.step.id}`,
     {
@@ -275,7 +287,7 @@ export function stepCommand(
       stdin: a.stdin,
       ...(a.triggers !== undefined ? { triggers: a.triggers } : {}),
       addPreviousOutputInEnv: false,
-      logging: a.secretOutput === true ? "none" : a.secretOutput === "stdout" || a.dataOutput ? "stderr" : "stdoutAndStderr",
+      logging: streams.logging,
     },
     {
       parent,
@@ -283,7 +295,7 @@ export function stepCommand(
       ...(a.retainOnDelete ? { retainOnDelete: true } : {}),
       dependsOn: a.dependsOn as pulumi.Input<pulumi.Resource>[],
       ...(a.ignoreChanges !== undefined ? { ignoreChanges: a.ignoreChanges } : {}),
-      ...(a.secretOutput === true ? { additionalSecretOutputs: ["stdout", "stderr"] } : a.secretOutput === "stdout" ? { additionalSecretOutputs: ["stdout"] } : {}),
+      ...(streams.secret.length > 0 ? { additionalSecretOutputs: streams.secret } : {}),
       hideDiffs: a.step.kind.stdinHiddenFromDiff ? [...HIDDEN_FROM_DIFF, "stdin"] : HIDDEN_FROM_DIFF,
     },
   ));

@@ -3,8 +3,11 @@
  * kubeadm wrote there (DESIGN.md: cluster-side edits run there, in step order).
  */
 
+/** Where kubeadm writes the admin kubeconfig on a control-plane node. */
+export const ADMIN_KUBECONFIG = "/etc/kubernetes/admin.conf";
+
 /** `kubectl` with kubeadm's admin kubeconfig. */
-export const KUBECTL = "kubectl --kubeconfig /etc/kubernetes/admin.conf";
+export const KUBECTL = `kubectl --kubeconfig ${ADMIN_KUBECONFIG}`;
 
 /**
  * The kubectl jsonpath of one annotation of an object: `{.metadata.annotations.<key>}`, the dots of the

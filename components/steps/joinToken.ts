@@ -17,7 +17,7 @@
 import { claimCall } from "../scripts/claim";
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
-import { KUBECTL } from "../scripts/kubectl";
+import { ADMIN_KUBECONFIG, KUBECTL } from "../scripts/kubectl";
 import { durationSeconds } from "../kubeadm/duration";
 import type { StepScripts } from "../scripts/types";
 import type { JoinMaterial } from "../kubeadm/kubeadmConfig";
@@ -45,7 +45,7 @@ export function joinTokenScripts(input: JoinTokenInput): StepScripts {
     create: renderScript(node, [...lines, claimCall("pk_claim", input.scope, input.owner)]),
     update: renderScript(node, [...lines, claimCall("pk_claim_once", input.scope, input.owner, input.formerOwners)]),
     delete: renderScript(node, [
-      `[ -f /etc/kubernetes/admin.conf ] || exit 0`,
+      `[ -f ${ADMIN_KUBECONFIG} ] || exit 0`,
       `${claimCall("pk_release", input.scope, input.owner)} || exit 0`,
       ...stillWantedLines(node, input.scope, input.owner),
       `if ${KUBECTL} get node ${shellQuote(node)} >/dev/null 2>&1; then ${KUBECTL} delete node ${shellQuote(node)} >&2; fi`,
@@ -74,7 +74,7 @@ export function joinMaterialLines(tokenTtl: string, controlPlane: boolean): stri
   // kubeadm's uploaded certificates live 2 h (its certificate-key token); the material is valid while both live.
   const lifetime = controlPlane ? Math.min(ttl, CERTIFICATE_KEY_SECONDS) : ttl;
   return [
-    `[ -f /etc/kubernetes/admin.conf ] || pk_fail "no /etc/kubernetes/admin.conf on the first control-plane node: kubeadm init has not run"`,
+    `[ -f ${ADMIN_KUBECONFIG} ] || pk_fail "no ${ADMIN_KUBECONFIG} on the first control-plane node: kubeadm init has not run"`,
     `until=$(( $(date +%s) + ${lifetime} ))`,
     `err=$(mktemp)`,
     `trap 'rm -f "$err"' EXIT`,

@@ -6,7 +6,7 @@
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
-import { KUBECTL, annotationJsonpath, drainCommand } from "../scripts/kubectl";
+import { ADMIN_KUBECONFIG, KUBECTL, annotationJsonpath, drainCommand } from "../scripts/kubectl";
 import type { StepScripts } from "../scripts/types";
 import type { StepContext, StepKind } from "./kind";
 import { CORDONED_ANNOTATION } from "./cordon";
@@ -57,9 +57,6 @@ export interface NodeMetadataInput {
   printsAdminKubeconfig?: boolean;
 }
 
-/** Where kubeadm writes the admin kubeconfig on a control-plane node. */
-const ADMIN_CONF = "/etc/kubernetes/admin.conf";
-
 
 /**
  * Create/update, with one read and at most three writes: uncordon, only when this component's drain
@@ -78,11 +75,11 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const edits = nodeMetadataLines(input);
   // The admin kubeconfig: fd 3 is the step's stdout, everything else goes to stderr.
   const body = input.printsAdminKubeconfig
-    ? [`[ -f ${ADMIN_CONF} ] || pk_fail "no ${ADMIN_CONF}: kubeadm init has not run"`, `exec 3>&1 1>&2`, ...edits]
+    ? [`[ -f ${ADMIN_KUBECONFIG} ] || pk_fail "no ${ADMIN_KUBECONFIG}: kubeadm init has not run"`, `exec 3>&1 1>&2`, ...edits]
     : edits;
-  const last = input.printsAdminKubeconfig ? [`cat ${ADMIN_CONF} >&3`] : [];
+  const last = input.printsAdminKubeconfig ? [`cat ${ADMIN_KUBECONFIG} >&3`] : [];
   const del = renderScript(input.node, [
-    `[ -f /etc/kubernetes/admin.conf ] || exit 0`,
+    `[ -f ${ADMIN_KUBECONFIG} ] || exit 0`,
     claimCall("pk_release", input.scope, input.owner) + " || exit 0",
     ...stillWantedLines(input.node, input.scope, input.owner),
     `if ${KUBECTL} get node ${node} >/dev/null 2>&1; then`,
