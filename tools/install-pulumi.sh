@@ -45,6 +45,29 @@ declare -A pseudo=(
   ["github.com/pulumi/pulumi-command/provider@1.2.1"]="v0.0.0-20260303235922-7f3eb6f3b77c"
 )
 
+# Releases the Go module proxy serves no version of, built from the newest commit it does serve, which is
+# then installed under the release's version (the one the SDK asks the engine for). The lab says so.
+# pulumi-kubernetes: its provider module at 4.34.2 is refused; commit f47bc2d of 2026-01-15 is served.
+declare -A substitute=(
+  ["github.com/pulumi/pulumi-kubernetes/provider/v4@4.34.2"]="v4.0.0-20260115033456-f47bc2d6f199"
+)
+
+# Commands whose upstream main embeds a file generated in the repository and absent from the Go module:
+# the wrapper module gets this main instead. pulumi-resource-kubernetes embeds its Pulumi schema (which
+# only `pulumi package get-schema` and `pulumi import` read) and its Terraform mapping; the provider is
+# the same code, served with empty ones.
+declare -A own_main=(
+  ["github.com/pulumi/pulumi-kubernetes/provider/v4/cmd/pulumi-resource-kubernetes"]='package main
+
+import (
+	"github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/provider"
+	"github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version"
+)
+
+func main() { provider.Serve("kubernetes", version.Version, []byte("{}"), []byte("{}")) }
+'
+)
+
 # build NAME MODULE VERSION PACKAGE OUTPUT [LDFLAGS]: builds PACKAGE of MODULE@VERSION into OUTPUT.
 # Returns 1 (after printing the exact command and error) when the module cannot be had or built.
 build() {
@@ -59,6 +82,13 @@ build() {
   local want="v${version#v}"
   local key="$module@${version#v}"
   [[ -n "${pseudo[$key]:-}" ]] && want=${pseudo[$key]}
+  # A substitute commit keeps the sibling modules its own go.mod requires (siblings=""), where a
+  # release takes them at the release's tag.
+  local siblings="v${version#v}"
+  if [[ -n "${substitute[$key]:-}" ]]; then
+    want=${substitute[$key]} siblings=""
+    echo "install-pulumi: $name v${version#v}: the Go module proxy serves no $module at this release; building commit $want instead, installed as v${version#v}"
+  fi
   if ! gomod=$(cd "$work" && go mod download -json "$module@$want" 2>"$log" | node -e '
       let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
         const j = JSON.parse(s); if (j.Error) { console.error(j.Error); process.exit(1); } console.log(j.GoMod); });' 2>>"$log"); then
@@ -86,14 +116,20 @@ build() {
         if (!l) continue;
         const [from, to] = l.split("=>").map((s) => s.trim().split(/\s+/));
         // A sibling module of the same repository (../sdk, ../../../../pkg): its release tag.
-        if (to[0].startsWith(".")) console.log(`require ${from[0]} ${process.argv[2]}`);
+        if (to[0].startsWith(".")) { if (process.argv[2]) console.log(`require ${from[0]} ${process.argv[2]}`); }
         else console.log(`replace ${from.join(" ")} => ${to.join(" ")}`);
-      }' "$gomod" "v${version#v}"
+      }' "$gomod" "$siblings"
   } >"$work/go.mod"
-  printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "$package" >"$work/tools.go"
-  local cmd="go build -trimpath -ldflags '-s -w $ldflags' -o $out $package"
+  local target=$package
+  if [[ -n "${own_main[$package]:-}" ]]; then
+    printf '%s' "${own_main[$package]}" >"$work/main.go"
+    target=.
+  else
+    printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "$package" >"$work/tools.go"
+  fi
+  local cmd="go build -trimpath -ldflags '-s -w $ldflags' -o $out $target"
   mkdir -p "$(dirname "$out")"
-  if ! (cd "$work" && go mod tidy >>"$log" 2>&1 && go build -trimpath -ldflags "-s -w $ldflags" -o "$out.tmp" "$package" >>"$log" 2>&1); then
+  if ! (cd "$work" && go mod tidy >>"$log" 2>&1 && go build -trimpath -ldflags "-s -w $ldflags" -o "$out.tmp" "$target" >>"$log" 2>&1); then
     echo "install-pulumi: $name v${version#v} NOT BUILT: \`$cmd\` (in $work) failed:" >&2
     tail -20 "$log" | sed 's/^/  /' >&2
     return 1

@@ -2,7 +2,8 @@
  * A lab stack on the REAL Pulumi CLI and engine, through the Automation API (LocalWorkspace):
  *
  * - the local file backend `file://<labDir>/pulumi/state`, PULUMI_HOME `<labDir>/pulumi/home` (with the
- *   lab's stand-in command plugin installed, plugin.ts), and the passphrase secrets provider with the
+ *   lab's stand-in command plugin installed, plugin.ts, and, for a stack whose component registers its
+ *   kubernetes Provider, the real pulumi-kubernetes plugin), and the passphrase secrets provider with the
  *   lab's fixed passphrase `lab` (lab stacks only: it protects nothing of value);
  * - the project folder `<labDir>/pulumi/project`: Pulumi.yaml (the repo's own, with its config schema,
  *   so the CLI checks the stack's config as it would in the repository; only `main` is dropped and the
@@ -20,7 +21,7 @@ import * as YAML from "yaml";
 import { LocalWorkspace, PulumiCommand, PulumiFn, Stack } from "@pulumi/pulumi/automation";
 import { DEFAULT_LAB_DIR } from "../nodes";
 import { PULUMI_VERSION, REPO_ROOT, pulumiBinDir, pulumiBinary, pulumiPaths } from "./paths";
-import { installCommandPlugin } from "./plugin";
+import { installCommandPlugin, installKubernetesPlugin } from "./plugin";
 import { writeSettings } from "./secrets";
 import { readLabStackFile } from "./stackfile";
 
@@ -82,6 +83,9 @@ export async function labStack(o: LabStackOptions): Promise<LabStack> {
   const repo = repoProject();
   const project = repo.name;
   const settings = readLabStackFile(o.stackFile, project, labDir);
+  // The component registers a kubernetes Provider unless told not to (`kubernetesProvider: false`).
+  const provider = settings.config["kubeadm:kubernetesProvider"] ?? settings.config["kubernetesProvider"];
+  if (provider !== false && provider !== "false") installKubernetesPlugin(p.home);
   const program = o.program ?? (await import("../../../program")).clusterProgram;
   const pulumiCommand = await PulumiCommand.get({ root: path.dirname(pulumiBinDir()) });
   const stack = await LocalWorkspace.createOrSelectStack(
