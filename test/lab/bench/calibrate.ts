@@ -1,12 +1,15 @@
 /**
  * What one step costs before any script logic, on a node of the running bench lab: an SSH session
- * running `true`, and SSH sessions running the stand-in's `kubeadm version -o short` bundled (node on
- * one JavaScript file, as the nodes run it) and through tsx (as they ran it before). Samples alternate
- * between the three, so load lands on all of them alike.
+ * running `true` as OpenSSH's client makes it by default (the floor's, an operator's `ssh`) and as the
+ * lab's command provider makes it (offering the key exchanges of pulumi-command's Go client,
+ * test/lab/provider/ssh.ts), and SSH sessions running the stand-in's `kubeadm version -o short` bundled
+ * (node on one JavaScript file, as the nodes run it) and through tsx (as they ran it before). Samples
+ * alternate between the four, so load lands on all of them alike.
  */
 import { runOnNode } from "../nodes";
 import { buildStandins } from "../nodes/standinBundle";
 import { shq, standinBundleDir, standinScript, tsxBinary } from "../nodes/wrappers";
+import { goSshAlgorithms } from "../provider/ssh";
 import { LAB_DIR } from "./lab";
 import { Summary, round, summarize } from "./stats";
 
@@ -14,6 +17,8 @@ import { Summary, round, summarize } from "./stats";
 export interface Calibration {
   node: string;
   ssh_true_s: Summary;
+  /** The same session with the key exchanges and ciphers of pulumi-command's Go client (the command provider's). */
+  ssh_true_go_client_s: Summary;
   ssh_kubeadm_version_bundle_s: Summary;
   ssh_kubeadm_version_tsx_s: Summary;
   /** Median with the stand-in minus median without: one bundled stand-in call. */
@@ -36,11 +41,13 @@ export function calibrationCommands(node: string): Record<"true" | "bundle" | "t
 export async function calibrate(node: string, samples: number): Promise<Calibration> {
   buildStandins(LAB_DIR);
   const commands = calibrationCommands(node);
-  const times: Record<string, number[]> = { true: [], bundle: [], tsx: [] };
+  const go = goSshAlgorithms();
+  const runs: Array<[string, string, string[]]> = [...Object.entries(commands).map(([n, c]): [string, string, string[]] => [n, c, []]), ["go", "true", go]];
+  const times: Record<string, number[]> = { true: [], bundle: [], tsx: [], go: [] };
   for (let i = 0; i < samples; i++) {
-    for (const [name, cmd] of Object.entries(commands)) {
+    for (const [name, cmd, clientOptions] of runs) {
       const t0 = process.hrtime.bigint();
-      const r = await runOnNode(node, cmd, undefined, { labDir: LAB_DIR });
+      const r = await runOnNode(node, cmd, undefined, { labDir: LAB_DIR, clientOptions });
       const s = Number(process.hrtime.bigint() - t0) / 1e9;
       if (r.code !== 0) throw new Error(`calibrate: ${cmd} on ${node}: exit ${r.code}: ${r.stderr}`);
       times[name]?.push(s);
@@ -52,6 +59,7 @@ export async function calibrate(node: string, samples: number): Promise<Calibrat
   return {
     node,
     ssh_true_s: t,
+    ssh_true_go_client_s: summarize(times.go as number[], 3),
     ssh_kubeadm_version_bundle_s: b,
     ssh_kubeadm_version_tsx_s: x,
     standin_call_bundle_s: round(b.median - t.median, 3),

@@ -54,7 +54,7 @@ export function renderReport(r: BenchResult): string {
   if (r.calibration) {
     const c = r.calibration;
     out.push(
-      `one SSH session running true: ${describe(c.ssh_true_s, " s")}; with the stand-in's kubeadm version bundled: ${describe(c.ssh_kubeadm_version_bundle_s, " s")}, through tsx: ${describe(c.ssh_kubeadm_version_tsx_s, " s")}`,
+      `one SSH session running true: ${describe(c.ssh_true_s, " s")} (OpenSSH's defaults, the floor's), ${describe(c.ssh_true_go_client_s, " s")} (the key exchanges of pulumi-command's Go client, the command provider's); with the stand-in's kubeadm version bundled: ${describe(c.ssh_kubeadm_version_bundle_s, " s")}, through tsx: ${describe(c.ssh_kubeadm_version_tsx_s, " s")}`,
       `one stand-in call: ${c.standin_call_bundle_s} s bundled, ${c.standin_call_tsx_s} s through tsx`,
       "",
     );

@@ -55,6 +55,8 @@ export interface BenchResult {
     /** Sessions of each kind measured, over all repetitions. */
     samples: number;
     ssh_true_s: Summary;
+    /** A bare session as the lab's command provider makes it (pulumi-command's Go client's key exchanges). */
+    ssh_true_go_client_s: Summary;
     ssh_kubeadm_version_bundle_s: Summary;
     ssh_kubeadm_version_tsx_s: Summary;
     standin_call_bundle_s: number;
@@ -135,6 +137,7 @@ export function clusterResult(reps: Repetition[], from: string): Pick<BenchResul
   out.calibration = {
     samples: t.runs.length,
     ssh_true_s: t,
+    ssh_true_go_client_s: summarize(cal.flatMap((c) => c.ssh_true_go_client_s.runs), 3),
     ssh_kubeadm_version_bundle_s: b,
     ssh_kubeadm_version_tsx_s: x,
     standin_call_bundle_s: round(b.median - t.median, 3),

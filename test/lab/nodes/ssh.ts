@@ -51,6 +51,8 @@ export interface RunOptions {
   /** pin this host key instead of the node's recorded one (to test that a wrong key is refused) */
   hostKey?: string;
   timeoutMs?: number;
+  /** More ssh client options (`-o Name=value` pairs), before the destination. */
+  clientOptions?: string[];
 }
 
 /** Runs `command` on a node over SSH (bash -c by root's login shell); never throws on a non-zero exit. */
@@ -66,7 +68,9 @@ export async function runOnNode(name: string, command: string, stdin?: string, o
   }
   try {
     return await new Promise<RunResult>((resolve, reject) => {
-      const child = spawn("ssh", [...sshArgs(labDir, node, knownHosts), "--", command], { stdio: ["pipe", "pipe", "pipe"] });
+      const args = sshArgs(labDir, node, knownHosts);
+      args.splice(args.length - 1, 0, ...(opts.clientOptions ?? []));
+      const child = spawn("ssh", [...args, "--", command], { stdio: ["pipe", "pipe", "pipe"] });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       child.stdout.on("data", (b: Buffer) => out.push(b));

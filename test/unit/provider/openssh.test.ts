@@ -8,7 +8,7 @@ import * as net from "net";
 import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
-import { openSshExecutor } from "../../lab/provider/ssh";
+import { GO_SSH_CLIENT, goSshAlgorithms, openSshExecutor } from "../../lab/provider/ssh";
 
 const HOST = "127.0.0.77";
 const PORT = 2299;
@@ -56,10 +56,12 @@ beforeAll(async () => {
       "StrictModes no",
       `PidFile ${path.join(dir, "sshd.pid")}`,
       "AcceptEnv LANG LC_*",
+      // The key exchange each connection agreed on ("kex: algorithm: ..."), in sshd.log.
+      "LogLevel DEBUG1",
       "",
     ].join("\n"),
   );
-  sshd = spawn("/usr/sbin/sshd", ["-D", "-e", "-f", path.join(dir, "sshd_config")], { stdio: "ignore" });
+  sshd = spawn("/usr/sbin/sshd", ["-D", "-E", path.join(dir, "sshd.log"), "-f", path.join(dir, "sshd_config")], { stdio: "ignore" });
   // A guard against an sshd that never listens, not a speed check (below Jest's 60 s for a hook).
   await waitForPort(HOST, PORT, 50000);
 });
@@ -98,4 +100,20 @@ test("nothing listening is a failed dial", async () => {
   const r = await openSshExecutor({ connectTimeoutSeconds: 2 })({ host: HOST, port: PORT + 1, user: "root", privateKey: clientKey, command: "true" });
   expect(r.kind).toBe("connect");
   expect(r.message).toMatch(/refused/i);
+});
+
+test("offers the key exchanges of pulumi-command's Go SSH client, so an OpenSSH 9.2 server agrees on curve25519-sha256, not on its own first choice sntrup761x25519", async () => {
+  const options = goSshAlgorithms();
+  const kex = (options[options.indexOf("-o") + 1] ?? "").replace(/^KexAlgorithms=/, "").split(",");
+  expect(kex.some((k) => k.startsWith("sntrup761"))).toBe(false);
+  expect(kex.every((k) => GO_SSH_CLIENT.kex.includes(k))).toBe(true);
+  const log = path.join(dir, "sshd.log");
+  const before = fs.readFileSync(log, "utf8").length;
+  const r = await openSshExecutor()({ host: HOST, port: PORT, user: "root", privateKey: clientKey, hostKey: hostPub, command: "true" });
+  expect(r.kind).toBe("exited");
+  expect(r.exitCode).toBe(0);
+  const agreed = [...fs.readFileSync(log, "utf8").slice(before).matchAll(/kex: algorithm: (\S+)/g)].map((m) => m[1]);
+  // Go's first choice this OpenSSH knows: curve25519-sha256 before 9.9 (which adds mlkem768x25519-sha256).
+  expect(agreed).toEqual([kex[0]]);
+  expect(["curve25519-sha256", "mlkem768x25519-sha256"]).toContain(kex[0]);
 });
