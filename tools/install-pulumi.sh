@@ -14,7 +14,8 @@
 # such as `../sdk`, becomes a require of that module at the same release).
 #
 # Plugins that the Go module proxy does not serve are reported with the exact command and error, and
-# the script goes on: the lab then uses its own labelled stand-in (see README, "What is real").
+# the script goes on: the lab then uses its own labelled stand-in for the command plugin, and refuses to
+# run a stack that registers a kubernetes Provider (see README, "What is real").
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,17 +46,25 @@ declare -A pseudo=(
   ["github.com/pulumi/pulumi-command/provider@1.2.1"]="v0.0.0-20260303235922-7f3eb6f3b77c"
 )
 
-# Releases the Go module proxy serves no version of, built from the newest commit it does serve, which is
-# then installed under the release's version (the one the SDK asks the engine for). The lab says so.
-# pulumi-kubernetes: its provider module at 4.34.2 is refused; commit f47bc2d of 2026-01-15 is served.
+# Releases the Go module proxy serves no version of, built from the newest commit it does serve: "<the
+# commit's pseudo-version> <the release it is>". The binary says it is that release; the lab installs it
+# under the version the SDK asks the engine for, and README says so. pulumi-kubernetes: its provider
+# module at 4.34.2 is refused; f47bc2d (2026-01-15), the commit of release v4.25.0, is served.
 declare -A substitute=(
-  ["github.com/pulumi/pulumi-kubernetes/provider/v4@4.34.2"]="v4.0.0-20260115033456-f47bc2d6f199"
+  ["github.com/pulumi/pulumi-kubernetes/provider/v4@4.34.2"]="v4.0.0-20260115033456-f47bc2d6f199 v4.25.0"
 )
+
+# release_of MODULE VERSION: the release a build of MODULE for VERSION is (a substitute's own release).
+release_of() {
+  local sub=${substitute["$1@${2#v}"]:-}
+  if [[ -n "$sub" ]]; then echo "${sub#* }"; else echo "v${2#v}"; fi
+}
 
 # Commands whose upstream main embeds a file generated in the repository and absent from the Go module:
 # the wrapper module gets this main instead. pulumi-resource-kubernetes embeds its Pulumi schema (which
-# only `pulumi package get-schema` and `pulumi import` read) and its Terraform mapping; the provider is
-# the same code, served with empty ones.
+# `pulumi package get-schema` and `pulumi import` read, and a Read of a resource with no recorded inputs,
+# such as `.get()`, which then reads no input properties) and its Terraform mapping; the provider is the
+# same code, served with empty ones.
 declare -A own_main=(
   ["github.com/pulumi/pulumi-kubernetes/provider/v4/cmd/pulumi-resource-kubernetes"]='package main
 
@@ -72,23 +81,25 @@ func main() { provider.Serve("kubernetes", version.Version, []byte("{}"), []byte
 # Returns 1 (after printing the exact command and error) when the module cannot be had or built.
 build() {
   local name=$1 module=$2 version=$3 package=$4 out=$5 ldflags=${6:-}
-  if [[ -x "$out" ]]; then
-    echo "install-pulumi: $name v${version#v} cached: $out"
-    return 0
-  fi
-  local started=$SECONDS work="$root/build/$name" log="$root/logs/$name.log" gomod
-  rm -rf "$work"
-  mkdir -p "$work"
   local want="v${version#v}"
   local key="$module@${version#v}"
   [[ -n "${pseudo[$key]:-}" ]] && want=${pseudo[$key]}
   # A substitute commit keeps the sibling modules its own go.mod requires (siblings=""), where a
-  # release takes them at the release's tag.
-  local siblings="v${version#v}"
+  # release takes them at the release's tag. Its binary is rebuilt when the table names another commit
+  # (`$out.source` records the one built).
+  local siblings="v${version#v}" note=""
   if [[ -n "${substitute[$key]:-}" ]]; then
-    want=${substitute[$key]} siblings=""
-    echo "install-pulumi: $name v${version#v}: the Go module proxy serves no $module at this release; building commit $want instead, installed as v${version#v}"
+    want=${substitute[$key]%% *} siblings=""
+    note=" (the Go module proxy serves no $module at this release: commit $want, release $(release_of "$module" "$version"), installed as v${version#v})"
   fi
+  if [[ -x "$out" ]] && { [[ -z "$note" ]] || [[ "$(cat "$out.source" 2>/dev/null)" == "$module@$want" ]]; }; then
+    echo "install-pulumi: $name v${version#v} cached: $out$note"
+    return 0
+  fi
+  [[ -n "$note" ]] && echo "install-pulumi: $name v${version#v}: building$note"
+  local started=$SECONDS work="$root/build/$name" log="$root/logs/$name.log" gomod
+  rm -rf "$work"
+  mkdir -p "$work"
   if ! gomod=$(cd "$work" && go mod download -json "$module@$want" 2>"$log" | node -e '
       let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
         const j = JSON.parse(s); if (j.Error) { console.error(j.Error); process.exit(1); } console.log(j.GoMod); });' 2>>"$log"); then
@@ -135,6 +146,7 @@ build() {
     return 1
   fi
   mv "$out.tmp" "$out"
+  echo "$module@$want" >"$out.source"
   echo "install-pulumi: built $name v${version#v} in $((SECONDS - started)) s: $out"
 }
 
@@ -149,7 +161,7 @@ build pulumi-resource-command github.com/pulumi/pulumi-command/provider "$comman
   "-X github.com/pulumi/pulumi-command/provider/pkg/version.Version=v$command_version" || true
 build pulumi-resource-kubernetes github.com/pulumi/pulumi-kubernetes/provider/v4 "$kubernetes_version" \
   github.com/pulumi/pulumi-kubernetes/provider/v4/cmd/pulumi-resource-kubernetes "$root/plugins/kubernetes-v$kubernetes_version/pulumi-resource-kubernetes" \
-  "-X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=v$kubernetes_version" || true
+  "-X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=$(release_of github.com/pulumi/pulumi-kubernetes/provider/v4 "$kubernetes_version")" || true
 
 [[ $failed == 0 ]] || { echo "install-pulumi: the Pulumi CLI could not be built" >&2; exit 1; }
 echo "install-pulumi: $("$bin/pulumi" version) at $bin/pulumi"
