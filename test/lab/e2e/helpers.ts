@@ -3,11 +3,13 @@
  * the REAL Pulumi CLI and engine (test/lab/engine), and readers for what ended up on the nodes, in the
  * stand-in's cluster store and in the nodes' own sshd logs.
  */
-import { mkdirSync, readFileSync, existsSync, rmSync, writeFileSync } from "fs";
+import { mkdirSync, mkdtempSync, readFileSync, existsSync, renameSync, rmSync, symlinkSync, writeFileSync } from "fs";
+import { createHash } from "crypto";
+import { tmpdir } from "os";
 import { join } from "path";
 import { stringify } from "yaml";
 import { startLab, stopLab, hostPathOf, readStackFile, readLab, countSince, logOffsets, REPO_ROOT } from "../nodes";
-import { spawn } from "child_process";
+import { execFileSync, spawn } from "child_process";
 import { pathToFileURL } from "url";
 import { LabRunResult, Mode, RunOptions } from "../engine/run";
 import { pulumiPaths } from "../engine/paths";
@@ -160,6 +162,25 @@ const COMMAND = "command:remote:Command";
 
 /** The checkout whose lab CLI (and so whose component code) later runs use: this one unless set. */
 let codeRoot = REPO_ROOT;
+
+/**
+ * A commit of this repository as files, with this checkout's node_modules: extracted once per checkout
+ * (under the temp folder, named by the commit and this checkout's path; extracted beside it and renamed
+ * into place, so an interrupted extraction leaves nothing half made), and linked to this checkout's
+ * node_modules on every call (a checkout since removed leaves no dangling link behind).
+ */
+export function treeAt(commit: string): string {
+  const dir = join(tmpdir(), `pulumi-kubeadm-${commit}-${createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 12)}`);
+  if (!existsSync(dir)) {
+    const partial = mkdtempSync(`${dir}.partial-`);
+    execFileSync("tar", ["-x", "-C", partial], { input: execFileSync("git", ["-C", REPO_ROOT, "archive", commit], { maxBuffer: 1 << 30 }) });
+    renameSync(partial, dir);
+  }
+  const modules = join(dir, "node_modules");
+  rmSync(modules, { force: true });
+  symlinkSync(join(REPO_ROOT, "node_modules"), modules);
+  return dir;
+}
 
 /**
  * Runs later {@link run}s with the lab CLI and component code of another checkout of this repository

@@ -6,38 +6,15 @@
  * upgrade writes kubeadm-config from a fresh read; a stack made by the code with an uncordon step per
  * rollout batch (a1dc379) finishes a failed rollout under this code.
  */
-import { execFileSync } from "child_process";
-import { createHash } from "crypto";
-import { existsSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "fs";
-import { tmpdir } from "os";
-import { join } from "path";
-import { REPO_ROOT, hostPathOf } from "../nodes";
-import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, cordonedNodes, criStates, kubeadmEvents, labDown, labUp, ok, ran, run, runCodeFrom, said, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
+import { writeFileSync } from "fs";
+import { hostPathOf } from "../nodes";
+import { CONTAINERD, CRIO, LAB_DIR, LAB_INSTALLS, cordonedNodes, criStates, kubeadmEvents, labDown, labUp, ok, ran, run, runCodeFrom, said, storeNodes, treeAt, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
 afterAll(labDown);
 
 /** The last commit before the drain step's report ids. */
 const BEFORE_REPORTS = "e5e8915";
-
-/**
- * A commit of this repository as files, with this checkout's node_modules: extracted once per checkout
- * (under the temp folder, named by the commit and this checkout's path; extracted beside it and renamed
- * into place, so an interrupted extraction leaves nothing half made), and linked to this checkout's
- * node_modules on every call (a checkout since removed leaves no dangling link behind).
- */
-function treeAt(commit: string): string {
-  const dir = join(tmpdir(), `pulumi-kubeadm-${commit}-${createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 12)}`);
-  if (!existsSync(dir)) {
-    const partial = mkdtempSync(`${dir}.partial-`);
-    execFileSync("tar", ["-x", "-C", partial], { input: execFileSync("git", ["-C", REPO_ROOT, "archive", commit], { maxBuffer: 1 << 30 }) });
-    renameSync(partial, dir);
-  }
-  const modules = join(dir, "node_modules");
-  rmSync(modules, { force: true });
-  symlinkSync(join(REPO_ROOT, "node_modules"), modules);
-  return dir;
-}
 
 const BASE: TestNode[] = [
   { name: "cp-1", role: "control-plane", criSocket: CONTAINERD, runtimes: ["containerd"] },
