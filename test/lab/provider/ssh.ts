@@ -31,10 +31,11 @@ export interface OpenSshOptions {
 }
 
 /**
- * Go's golang.org/x/crypto/ssh client defaults (ssh/common.go, x/crypto v0.47.0: `defaultKexAlgos` with
- * the curve25519-sha256@libssh.org alias it adds, `defaultCiphers`), in its order of preference. Older
- * x/crypto releases (v0.24, which pulumi-command 1.x builds have used) list the same ones without
- * mlkem768x25519-sha256; none has sntrup761x25519-sha512.
+ * Go's golang.org/x/crypto/ssh client defaults (ssh/common.go: `defaultKexAlgos` with the
+ * curve25519-sha256@libssh.org alias it adds, `defaultCiphers`), in its order of preference: those of
+ * x/crypto v0.48.0, which pulumi-command 1.2.1 requires (the same lists as v0.47.0). Older releases
+ * (v0.24, under pulumi-command 1.0) list the same ones without mlkem768x25519-sha256; none has
+ * sntrup761x25519-sha512. pulumi-command dials with a bare `ssh.ClientConfig`, so these defaults apply.
  */
 export const GO_SSH_CLIENT = {
   kex: [
