@@ -85,14 +85,14 @@ build() {
   local key="$module@${version#v}"
   [[ -n "${pseudo[$key]:-}" ]] && want=${pseudo[$key]}
   # A substitute commit keeps the sibling modules its own go.mod requires (siblings=""), where a
-  # release takes them at the release's tag. Its binary is rebuilt when the table names another commit
-  # (`$out.source` records the one built).
+  # release takes them at the release's tag. `$out.source` records the module version built: a binary
+  # is rebuilt when a table above names another one (one built before these records is kept).
   local siblings="v${version#v}" note=""
   if [[ -n "${substitute[$key]:-}" ]]; then
     want=${substitute[$key]%% *} siblings=""
     note=" (the Go module proxy serves no $module at this release: commit $want, release $(release_of "$module" "$version"), installed as v${version#v})"
   fi
-  if [[ -x "$out" ]] && { [[ -z "$note" ]] || [[ "$(cat "$out.source" 2>/dev/null)" == "$module@$want" ]]; }; then
+  if [[ -x "$out" ]] && { [[ ! -f "$out.source" ]] || [[ "$(cat "$out.source")" == "$module@$want" ]]; }; then
     echo "install-pulumi: $name v${version#v} cached: $out$note"
     return 0
   fi

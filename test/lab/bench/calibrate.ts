@@ -27,29 +27,34 @@ export interface Calibration {
   standin_call_tsx_s: number;
 }
 
-/** The command lines measured, by name. */
-export function calibrationCommands(node: string): Record<"true" | "bundle" | "tsx", string> {
+/** One session measured: its command line and any extra ssh client options. */
+interface Session {
+  command: string;
+  clientOptions: string[];
+}
+
+/** The sessions measured, by name: `go` is `true` with the command provider's algorithms. */
+export function calibrationSessions(node: string): Record<"true" | "go" | "bundle" | "tsx", Session> {
   const env = `env LAB_DIR=${shq(LAB_DIR)} LAB_NODE=${shq(node)}`;
   return {
-    true: "true",
-    bundle: `${env} ${shq(process.execPath)} ${shq(`${standinBundleDir(LAB_DIR)}/kubeadm.js`)} version -o short`,
-    tsx: `${env} ${shq(tsxBinary())} ${shq(standinScript("kubeadm"))} version -o short`,
+    true: { command: "true", clientOptions: [] },
+    go: { command: "true", clientOptions: goSshAlgorithms() },
+    bundle: { command: `${env} ${shq(process.execPath)} ${shq(`${standinBundleDir(LAB_DIR)}/kubeadm.js`)} version -o short`, clientOptions: [] },
+    tsx: { command: `${env} ${shq(tsxBinary())} ${shq(standinScript("kubeadm"))} version -o short`, clientOptions: [] },
   };
 }
 
-/** `samples` rounds of the three sessions on `node`. */
+/** `samples` rounds of the four sessions on `node`. */
 export async function calibrate(node: string, samples: number): Promise<Calibration> {
   buildStandins(LAB_DIR);
-  const commands = calibrationCommands(node);
-  const go = goSshAlgorithms();
-  const runs: Array<[string, string, string[]]> = [...Object.entries(commands).map(([n, c]): [string, string, string[]] => [n, c, []]), ["go", "true", go]];
-  const times: Record<string, number[]> = { true: [], bundle: [], tsx: [], go: [] };
+  const sessions = calibrationSessions(node);
+  const times: Record<string, number[]> = { true: [], go: [], bundle: [], tsx: [] };
   for (let i = 0; i < samples; i++) {
-    for (const [name, cmd, clientOptions] of runs) {
+    for (const [name, { command, clientOptions }] of Object.entries(sessions)) {
       const t0 = process.hrtime.bigint();
-      const r = await runOnNode(node, cmd, undefined, { labDir: LAB_DIR, clientOptions });
+      const r = await runOnNode(node, command, undefined, { labDir: LAB_DIR, clientOptions });
       const s = Number(process.hrtime.bigint() - t0) / 1e9;
-      if (r.code !== 0) throw new Error(`calibrate: ${cmd} on ${node}: exit ${r.code}: ${r.stderr}`);
+      if (r.code !== 0) throw new Error(`calibrate: ${command} on ${node}: exit ${r.code}: ${r.stderr}`);
       times[name]?.push(s);
     }
   }

@@ -84,7 +84,7 @@ export async function labStack(o: LabStackOptions): Promise<LabStack> {
   const project = repo.name;
   const settings = readLabStackFile(o.stackFile, project, labDir);
   // The component registers a kubernetes Provider unless told not to (`kubernetesProvider: false`).
-  const provider = settings.config["kubeadm:kubernetesProvider"] ?? settings.config["kubernetesProvider"];
+  const provider = settings.config[`${project}:kubernetesProvider`] ?? settings.config["kubernetesProvider"];
   if (provider !== false && provider !== "false") installKubernetesPlugin(p.home);
   const program = o.program ?? (await import("../../../program")).clusterProgram;
   const pulumiCommand = await PulumiCommand.get({ root: path.dirname(pulumiBinDir()) });
