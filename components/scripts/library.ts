@@ -1,13 +1,14 @@
 /**
  * lib.sh on the node: installed ONCE per node, content-addressed, by the node's first step (`prepare`),
  * and sourced by every later step, so each command carries only its own script (about 0.5 to 3 KB)
- * instead of the shared functions (about 16 KB) and the Pulumi state grows by one copy of the library
- * per node (gzip + base64, about 7.5 KB, on the prepare step's stdin, which `pulumi preview --diff` does
- * not print), not one per step. It rides on stdin rather than in the command text because pulumi-command
+ * instead of the shared functions (about 16 KB without lib.sh's comments) and the Pulumi state grows by
+ * one copy of the library per node (gzip + base64, about 5.8 KB, on the prepare step's stdin, which
+ * `pulumi preview --diff` does not print), not one per step. It rides on stdin rather than in the command text because pulumi-command
  * quotes the command text in the error of a failed command: a failed prepare (a missing kubeadm, a
  * wrong socket) would otherwise bury its one-line reason under the packed library.
  *
- * The file is `/var/lib/pulumi-kubeadm/lib/<sha256 of lib.sh>.sh` (0600, directory 0700), written
+ * The file is `/var/lib/pulumi-kubeadm/lib/<sha256>.sh` (0600, directory 0700): lib.sh without its
+ * comments ({@link LIBRARY_TEXT}), named by the sha256 of that text, written
  * atomically (temp file in the same directory, checked against the hash, fsync, rename). Files of
  * earlier versions are left in place: a delete recorded in the state by an older version of this
  * package still finds the library its own script names.
@@ -21,11 +22,33 @@ import { shellQuote } from "./quote";
 /** Where pulumi-kubeadm keeps its own state on a node (run markers, logs, backups, the library). Mode 0700. */
 export const PK_STATE_DIR = "/var/lib/pulumi-kubeadm";
 
-/** The text of lib.sh, the shell functions every node script may call. */
-export const LIBRARY_TEXT: string = readFileSync(join(__dirname, "lib.sh"), "utf8");
+/** lib.sh as this package ships it, with its comments: the shell functions every node script may call. */
+export const LIBRARY_SOURCE: string = readFileSync(join(__dirname, "lib.sh"), "utf8");
+
+/** The first line of the library on a node, where lib.sh's own comments are left out. */
+export const LIBRARY_FIRST_LINE = "# pulumi-kubeadm's shell library: lib.sh of this package without its comments and blank lines";
 
 /**
- * The sha256 (hex) of lib.sh. It names the library's file on the node and is part of every step's
+ * `source` without its comment lines (first non-blank character `#`) and blank lines, under
+ * {@link LIBRARY_FIRST_LINE}. Bash reads the same functions and statements (a unit test compares what
+ * `declare -f` prints for both); lib.sh has no here-document, the one place where such a line would be
+ * text rather than a comment.
+ */
+export function withoutComments(source: string): string {
+  const kept = source.split("\n").filter((line) => !/^\s*(#|$)/.test(line));
+  return [LIBRARY_FIRST_LINE, ...kept, ""].join("\n");
+}
+
+/**
+ * The library as installed on a node: lib.sh without its comments ({@link withoutComments}). Every
+ * node's copy rides in the state twice (its prepare step's stdin, as input and as output), and the
+ * engine writes the whole state after every resource operation; without the comments it packs to about
+ * half the size.
+ */
+export const LIBRARY_TEXT: string = withoutComments(LIBRARY_SOURCE);
+
+/**
+ * The sha256 (hex) of the library as installed (LIBRARY_TEXT). It names the library's file on the node and is part of every step's
  * command text, so a change of lib.sh (a new version of this package) changes every step's inputs:
  * each step is updated (runs again, idempotent) with the new library, which its node's prepare step,
  * ordered before it, has installed first.
@@ -36,7 +59,7 @@ export const LIBRARY_SHA256: string = createHash("sha256").update(LIBRARY_TEXT).
 export const LIBRARY_PATH = `${PK_STATE_DIR}/lib/${LIBRARY_SHA256}.sh`;
 
 /**
- * lib.sh gzip'd (level 9, no file name or time in the header, so the same text gives the same bytes) and
+ * The library as installed (LIBRARY_TEXT) gzip'd (level 9, no file name or time in the header, so the same text gives the same bytes) and
  * base64'd, one line: the data of the prepare step's stdin, which `libraryInstallLines` reads.
  */
 export const LIBRARY_PACKED: string = gzipSync(Buffer.from(LIBRARY_TEXT, "utf8"), { level: 9 }).toString("base64");
@@ -72,11 +95,12 @@ export function libraryInstallLines(): string[] {
  * (the machine was reinstalled, or /var/lib/pulumi-kubeadm removed, after the node's prepare step ran)
  * the step fails, changing nothing, naming the node, the file and what to do: run the node's prepare
  * step again, which installs it. (Installing it here instead would put the library back into every
- * command, which is what this module avoids.)
+ * command, which is what this module avoids; the message is short for the same reason: every step's
+ * create, update and delete carry it, in the state twice.)
  */
 export function libraryLoadLines(): string[] {
   return [
-    `[ -f "$PK_LIB" ] || ${failLine(`"the pulumi-kubeadm shell library $PK_LIB is missing on $(uname -n) (this step changed nothing); the node's prepare step installs it: run \\\`pulumi up --replace <URN of the prepare step of the node this step runs on>\\\`, then pulumi up again"`)}`,
+    `[ -f "$PK_LIB" ] || ${failLine(`"$PK_LIB missing on $(uname -n), nothing changed: pulumi up --replace <URN of the prepare step of this node>, then pulumi up"`)}`,
     `. "$PK_LIB"`,
   ];
 }

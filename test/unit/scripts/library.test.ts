@@ -12,6 +12,7 @@ import { buildPlan, type Step } from "../../../components/plan/steps";
 import type { StepContext } from "../../../components/steps/kind";
 import { STEP_SETTINGS } from "../helpers/fixtures";
 import { remoteCommand } from "../../../components/scripts/script";
+import { withoutComments, LIBRARY_FIRST_LINE, LIBRARY_SOURCE, LIBRARY_TEXT } from "../../../components/scripts/library";
 import { runBash, sandbox } from "./bash";
 
 const SPEC = {
@@ -71,15 +72,15 @@ function commandTextsWithLibrary(edit: (text: string) => string): ReturnType<typ
 test("only the prepare steps' stdin carries lib.sh; every command is bounded whatever lib.sh weighs, and names the library by its hash", () => {
   const lib = readFileSync(join(__dirname, "../../../components/scripts/lib.sh"), "utf8");
   const normal = commandTextsWithLibrary((t) => t);
-  // lib.sh ten times bigger (a long comment): the steps' commands other than prepare do not grow.
-  const padded = commandTextsWithLibrary((t) => `${t}\n${"# padding\n".repeat(lib.length)}`);
-  expect(normal.sha).toBe(createHash("sha256").update(lib).digest("hex"));
+  // lib.sh ten times bigger (no-op statements): the steps' commands other than prepare do not grow.
+  const padded = commandTextsWithLibrary((t) => `${t}\n${": padding\n".repeat(lib.length)}`);
+  expect(normal.sha).toBe(createHash("sha256").update(withoutComments(lib)).digest("hex"));
   expect(padded.sha).not.toBe(normal.sha);
   const sizes = (r: ReturnType<typeof commandTexts>) => new Map([...r.texts].map(([id, t]) => [id, t.map((x) => x.length)]));
   const a = sizes(normal);
   const b = sizes(padded);
   // The packed library rides on prepare's stdin (hidden from the diff, never quoted in an error).
-  expect(gunzipSync(Buffer.from(normal.prepareStdin.trim(), "base64")).toString("utf8")).toBe(lib);
+  expect(gunzipSync(Buffer.from(normal.prepareStdin.trim(), "base64")).toString("utf8")).toBe(withoutComments(lib));
   expect(padded.prepareStdin.length).toBeGreaterThan(normal.prepareStdin.length);
   for (const step of normal.steps) {
     const texts = normal.texts.get(step.id) as string[];
@@ -98,6 +99,36 @@ test("only the prepare steps' stdin carries lib.sh; every command is bounded wha
     // A new lib.sh changes every step's command text (they run again with it).
     expect((padded.texts.get(step.id) as string[])[0]).not.toBe(texts[0]);
   }
+});
+
+test("the node's library is lib.sh without its comments: bash defines the same functions and variables from both", () => {
+  const box = sandbox();
+  const source = join(box.dir, "source.sh");
+  const installed = join(box.dir, "installed.sh");
+  require("fs").writeFileSync(source, LIBRARY_SOURCE);
+  require("fs").writeFileSync(installed, LIBRARY_TEXT);
+  // What bash holds after sourcing each in a clean environment: every function's body and every variable.
+  const defined = (file: string): string => {
+    const r = runBash(`. ${file}\ndeclare -f\ndeclare -p | grep -v -E '^declare [-a-zA-Z]+ (BASH[A-Z_]*|_|PIPESTATUS|FUNCNAME|SHLVL|PWD|OLDPWD|RANDOM|SECONDS|LINENO|EPOCH[A-Z]*|SRANDOM)='`);
+    expect(r.stderr).toBe("");
+    return r.stdout;
+  };
+  const fromSource = defined(source);
+  expect(fromSource).toContain("pk_fail () ");
+  expect(defined(installed)).toBe(fromSource);
+  expect(LIBRARY_TEXT.split("\n")[0]).toBe(LIBRARY_FIRST_LINE);
+  // No comment or blank line is left but the first, and it packs to about half: what the state carries per node.
+  expect(LIBRARY_TEXT.split("\n").slice(1, -1).filter((l) => /^\s*(#|$)/.test(l))).toEqual([]);
+  expect(LIBRARY_TEXT.length).toBeLessThan(0.7 * LIBRARY_SOURCE.length);
+  // No here-document in lib.sh, where a line starting with # would be text, not a comment.
+  expect(LIBRARY_SOURCE).not.toMatch(/<<-?\s*['"]?[A-Za-z_]/);
+});
+
+test("a change of lib.sh's comments alone changes no step's command text (no step runs again for it)", () => {
+  const normal = commandTextsWithLibrary((t) => t);
+  const reworded = commandTextsWithLibrary((t) => t.replace(/^# /gm, "# reworded: "));
+  expect(reworded.sha).toBe(normal.sha);
+  expect([...reworded.texts]).toEqual([...normal.texts]);
 });
 
 /** Every step's ancestors in the plan (the steps it runs after, transitively). */
@@ -175,6 +206,6 @@ test("a step that finds no library fails before doing anything, naming the node,
   box.stub("kubectl", `touch ${join(box.dir, "ran")}`);
   const r = runBash(scriptOf((texts.get("w-1-node-metadata") as string[])[0] as string), { state: box.state, lib, bin: box.bin, stdin: "unix:///var/run/crio/crio.sock\n" });
   expect(r.status).toBe(1);
-  expect(r.stderr).toMatch(new RegExp(`^pulumi-kubeadm: node w-1: the pulumi-kubeadm shell library ${lib.replace(/[.]/g, "\\.")} is missing on \\S+ \\(this step changed nothing\\); the node's prepare step installs it: run \`pulumi up --replace `));
+  expect(r.stderr).toMatch(new RegExp(`^pulumi-kubeadm: node w-1: ${lib.replace(/[.]/g, "\\.")} missing on \\S+, nothing changed: pulumi up --replace <URN of the prepare step of this node>, then pulumi up\n$`));
   expect(existsSync(join(box.dir, "ran"))).toBe(false);
 });
