@@ -494,3 +494,163 @@ pk_version_rules() {
     pk_fail "its kubelet $kubelet is more than three minor versions older than $target; upgrade it first; nothing was changed"
   fi
 }
+
+# ---- Step bodies: a step's script sets its values and calls one of these (steps/*.ts say what each does).
+
+# pk_kubelet_ready NODE: the Ready condition's status of Node NODE, read with the kubelet's own
+# kubeconfig (True, False, Unknown; nothing when it cannot be read).
+pk_kubelet_ready() {
+  kubectl --kubeconfig /etc/kubernetes/kubelet.conf get node "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null || true
+}
+
+# pk_kubelet_step NODE TARGET SETTLE [INSTALL]: the kubelet step (steps/kubelet.ts, kubeletScripts): the
+# kubelet and kubectl packages by the bash INSTALL when the node is not at TARGET (noted in
+# $PK_STATE_DIR/kubelet-upgrade, so a re-run installs nothing again; no INSTALL: nothing installed), the
+# file changes on stdin applied into the step's own journal ($PK_STATE_DIR/kubelet), then one restart and
+# check (SETTLE seconds) when a file changed or a kubelet was installed, this step's files restored if it
+# is unhealthy, the wait for a Node that was Ready, the version recorded. Prints its one line.
+pk_kubelet_step() {
+  local node=$1 target=$2 settle=$3 upgraded="" own wasReady="" why=""
+  if [ -f "$PK_STATE_DIR/kubelet-upgrade" ]; then upgraded=$(cat "$PK_STATE_DIR/kubelet-upgrade"); fi
+  if [ "$upgraded" != "$target" ] && [ "$(pk_node_version "$node" "$target")" != "$target" ]; then
+    if [ $# -ge 4 ]; then
+      printf 'pulumi-kubeadm: node %s: kubelet install step for %s\n' "$PK_NODE" "$target" >&2
+      bash -c "$4" >&2 || pk_fail "the kubelet install step failed"
+    fi
+    mkdir -p "$PK_STATE_DIR" && chmod 0700 "$PK_STATE_DIR"
+    echo "$target" >"$PK_STATE_DIR/kubelet-upgrade.tmp" && mv -f "$PK_STATE_DIR/kubelet-upgrade.tmp" "$PK_STATE_DIR/kubelet-upgrade"
+    upgraded=$target
+  fi
+  own="$PK_STATE_DIR"/kubelet
+  PK_STATE_DIR=$own pk_apply_files
+  if pk_files_pending || PK_STATE_DIR=$own pk_files_pending || [ -n "$upgraded" ]; then
+    wasReady=$(pk_kubelet_ready "$node")
+    if ! pk_kubelet_healthy "$settle"; then
+      why=$(systemctl status kubelet 2>&1 | tail -n 5 || true)
+      if PK_STATE_DIR=$own pk_files_pending; then
+        PK_STATE_DIR=$own pk_restore
+        pk_kubelet_healthy "$settle" || true
+        printf '%s\n' "$why" >&2
+        pk_fail "the kubelet was unhealthy after its files changed${upgraded:+ and its upgrade to $upgraded}; the files this step changed were restored from their backups and the kubelet restarted"
+      fi
+      printf '%s\n' "$why" >&2
+      pk_fail "the kubelet is not healthy after the upgrade to $upgraded"
+    fi
+    if [ -n "$upgraded" ] && [ "$wasReady" = True ]; then
+      for _ in $(seq 1 120); do [ "$(pk_kubelet_ready "$node")" = True ] && break; sleep 1; done
+      [ "$(pk_kubelet_ready "$node")" = True ] || pk_fail "the Node is not Ready 120 s after the kubelet restart"
+    fi
+    PK_STATE_DIR=$own pk_files_settled
+    pk_files_settled
+    if [ -n "$upgraded" ]; then
+      pk_record_version "$upgraded"
+      rm -f "$PK_STATE_DIR/kubelet-upgrade"
+      echo "files changed: $PK_CHANGED; kubelet upgraded to $upgraded, restarted and healthy"
+    else
+      echo "files changed: $PK_CHANGED; kubelet restarted and healthy"
+    fi
+  else
+    echo "files changed: 0; kubelet not restarted"
+  fi
+}
+
+# pk_kubeadm_rerun_refused ACTION: why an update of init or join (ACTION) on a node without the record of
+# its kubeadm run, or with the record but no kubeadm state, is refused, and what to do instead.
+pk_kubeadm_rerun_refused() {
+  local what
+  if [ "$1" = init ]; then
+    what="a second kubeadm init would make a new, separate cluster, and the first control-plane node holds the cluster's certificate authority and first etcd member. Restore that machine (or put back its host); this component cannot move a cluster's first control-plane node to another machine"
+  else
+    what="a second kubeadm join would register this machine under the old Node's name. To put a new machine under this name: remove the node from nodes and pulumi up (first, for a worker whose old machine is unreachable, set gone: true and pulumi up; a control-plane node's old etcd member must be removed by hand first, etcdctl member remove on another control-plane node), then add it back: it joins as a new node, with fresh join material"
+  fi
+  printf 'the stack records kubeadm %s for this node (or keeps it for a node written off with gone: true), but the node has no record of that run (another machine at its host) or no kubeadm state (reset by hand). Nothing was changed: %s' "$1" "$what"
+}
+
+# pk_kubeadm_once ACTION CRISOCKET KEEP MATERIAL UPDATE: the init or join step (scripts/kubeadmRun.ts):
+# `kubeadm ACTION --config` once (pk_run_once), the configuration from stdin into
+# /etc/kubernetes/pulumi-kubeadm/kubeadm-ACTION.yaml (0600; removed after success unless KEEP is yes); a
+# failed earlier run is reset first (kubeadm reset --cri-socket CRISOCKET) where the node was clean before
+# it; a new attempt with join material past its lifetime (the configuration's first line) fails naming
+# the resource MATERIAL made it (empty: no such line); the version the configuration names recorded. With
+# UPDATE yes, refused first on a node with no record of the run or no kubeadm state.
+pk_kubeadm_once() {
+  local action=$1 cri=$2 keep=$3 material=$4 update=$5 run file tmp valid made
+  run=$PK_STATE_DIR/run/$action
+  file=/etc/kubernetes/pulumi-kubeadm/kubeadm-$action.yaml
+  if [ "$update" = yes ] && { [ ! -e "$run" ] || { [ -f "$run/done" ] && pk_kubeadm_clean; }; }; then pk_fail "$(pk_kubeadm_rerun_refused "$action")"; fi
+  if [ ! -f "$run/done" ]; then
+    if [ -f "$run/rc" ] && [ "$(cat "$run/rc")" != 0 ] && [ -f "$run/clean-before" ]; then
+      printf 'pulumi-kubeadm: node %s: the last kubeadm %s failed; kubeadm reset before trying again\n' "$PK_NODE" "$action" >&2
+      kubeadm reset -f --cri-socket "$cri" >&2 || pk_fail "kubeadm reset after the failed $action failed"
+      rm -f "$run/rc" "$run/pid"
+    elif [ ! -f "$run/pid" ] && pk_kubeadm_clean; then
+      mkdir -p "$run" && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/run" "$run" && touch "$run/clean-before"
+    fi
+    mkdir -p /etc/kubernetes/pulumi-kubeadm && chmod 0700 /etc/kubernetes/pulumi-kubeadm
+    tmp=$(mktemp "/etc/kubernetes/pulumi-kubeadm/.kubeadm-$action.XXXXXX")
+    cat >"$tmp"
+    chmod 0600 "$tmp" && sync "$tmp" && mv -f "$tmp" "$file"
+    if [ -n "$material" ]; then
+      valid=$(sed -n '1s/^# pulumi-kubeadm: join material valid until \([0-9]*\).*$/\1/p' "$file")
+      if [ -n "$valid" ] && { [ ! -f "$run/pid" ] || [ -f "$run/rc" ]; } && [ "$(date +%s)" -ge "$valid" ]; then
+        pk_fail "the join material expired at $(date -u -d "@$valid" +%Y-%m-%dT%H:%M:%SZ) (the join failed before and is retried later than the token or certificate key lives); make new material and retry: pulumi up --replace <the URN of $material> (pulumi stack --show-urns lists it)"
+      fi
+    fi
+  fi
+  pk_run_once "$action" kubeadm "$action" --config "$file"
+  made=$(sed -n 's/^# pulumi-kubeadm: kubernetesVersion \(v[0-9.]*\)$/\1/p' "$file" 2>/dev/null | head -n 1 || true)
+  if [ ! -f "$PK_STATE_DIR/version" ] && [ -n "$made" ]; then pk_record_version "$made"; fi
+  if [ "$keep" != yes ]; then rm -f "$file"; fi
+}
+
+# pk_kubeadm_reset ACTION CRISOCKET: the delete of init or join, once its claim was the last: `kubeadm
+# reset -f --cri-socket CRISOCKET` where kubeadm ran, then its run record, the version and the
+# configuration files removed.
+pk_kubeadm_reset() {
+  if [ -e /etc/kubernetes/kubelet.conf ] || [ -e /etc/kubernetes/admin.conf ] || [ -d "$PK_STATE_DIR/run/$1" ]; then
+    kubeadm reset -f --cri-socket "$2" >&2
+  fi
+  rm -rf "$PK_STATE_DIR/run/$1" "$PK_STATE_DIR/version" /etc/kubernetes/pulumi-kubeadm
+}
+
+# pk_join_material TTL LIFETIME CONTROLPLANE: on the first control-plane node, fresh join material
+# (steps/joinToken.ts, joinMaterialLines): `kubeadm token create --ttl TTL --print-join-command` and, with
+# CONTROLPLANE yes, a new certificate key (`kubeadm init phase upload-certs --upload-certs`); prints the
+# lines apiServerEndpoint=, token=, caCertHash=, certificateKey= (empty for a worker) and validUntil= (now
+# plus LIFETIME seconds, counted from before anything was made). kubeadm's messages go to a 0600 file and,
+# on failure, to stderr with secrets masked.
+pk_join_material() {
+  local valid line endpoint token="" hash="" key="" i
+  local -a words
+  [ -f /etc/kubernetes/admin.conf ] || pk_fail "no /etc/kubernetes/admin.conf on the first control-plane node: kubeadm init has not run"
+  valid=$(( $(date +%s) + $2 ))
+  pk_material_err=$(mktemp)
+  trap 'rm -f "$pk_material_err"' EXIT
+  line=$(kubeadm token create --ttl "$1" --print-join-command 2>"$pk_material_err" | tail -n 1) || { pk_mask <"$pk_material_err" >&2; pk_fail "kubeadm token create failed"; }
+  read -r -a words <<<"$line"
+  endpoint=${words[2]:-}
+  for ((i = 0; i < ${#words[@]}; i++)); do
+    case ${words[i]} in
+      --token) token=${words[i+1]:-} ;;
+      --discovery-token-ca-cert-hash) hash=${words[i+1]:-} ;;
+    esac
+  done
+  [ -n "$endpoint" ] && [ -n "$token" ] && [ -n "$hash" ] || pk_fail "could not read the join command kubeadm printed"
+  if [ "$3" = yes ]; then
+    key=$(kubeadm init phase upload-certs --upload-certs 2>"$pk_material_err" | tail -n 1) || { pk_mask <"$pk_material_err" >&2; pk_fail "kubeadm init phase upload-certs failed"; }
+    [[ $key =~ ^[0-9a-f]{64}$ ]] || pk_fail "could not read the certificate key kubeadm printed"
+  fi
+  printf 'apiServerEndpoint=%s\ntoken=%s\ncaCertHash=%s\ncertificateKey=%s\nvalidUntil=%s\n' "$endpoint" "$token" "$hash" "$key" "$valid"
+}
+
+# pk_exit_if_still_wanted NODE SCOPE OWNER: for a destructive delete on the first control-plane node,
+# after `pk_release SCOPE OWNER` dropped the last claim (scripts/members.ts): when NODE is still in the
+# list of the cluster's nodes ($PK_STATE_DIR/members, written by the members record), the claim is put
+# back, the reason said, and the script exits 0, nothing done; otherwise (removed, or no list) it returns.
+pk_exit_if_still_wanted() {
+  if [ -f "$PK_STATE_DIR/members" ] && grep -qxF -- "$1" "$PK_STATE_DIR/members"; then
+    pk_claim "$2" "$3"
+    printf 'pulumi-kubeadm: node %s: still in the nodes of the last up: a replacement, not a removal; nothing done\n' "$1" >&2
+    exit 0
+  fi
+}

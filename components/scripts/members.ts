@@ -8,24 +8,18 @@
  */
 import { shellQuote } from "./quote";
 import { renderScript } from "./script";
-import { claimCall } from "./claim";
 
-/** Where the list is kept on the first control-plane node (`$PK_STATE_DIR/members`, /var/lib/pulumi-kubeadm): one node name a line; shell text. */
+/** Where the list is kept on the first control-plane node (`$PK_STATE_DIR/members`, /var/lib/pulumi-kubeadm): one node name a line; shell text. lib.sh's `pk_exit_if_still_wanted` reads it there (a unit test checks). */
 export const MEMBERS_FILE = `"$PK_STATE_DIR/members"`;
 
 /**
- * The lines a destructive delete runs after `pk_release SCOPE OWNER` dropped the last claim: when `node`
- * is still in the list, the claim is put back (`pk_claim`), the script says why and exits 0 (nothing
- * done); otherwise (removed, or no list: a cluster whose members record predates the list) it goes on.
+ * The line a destructive delete runs after `pk_release SCOPE OWNER` dropped the last claim: lib.sh's
+ * `pk_exit_if_still_wanted`, which, when `node` is still in the list, puts the claim back (`pk_claim`),
+ * says why and exits 0 (nothing done); otherwise (removed, or no list: a cluster whose members record
+ * predates the list) the script goes on.
  */
 export function stillWantedLines(node: string, scope: string, owner: string): string[] {
-  return [
-    `if [ -f ${MEMBERS_FILE} ] && grep -qxF -- ${shellQuote(node)} ${MEMBERS_FILE}; then`,
-    `  ${claimCall("pk_claim", scope, owner)}`,
-    `  printf 'pulumi-kubeadm: node %s: still in the nodes of the last up: a replacement, not a removal; nothing done\\n' ${shellQuote(node)} >&2`,
-    `  exit 0`,
-    `fi`,
-  ];
+  return [["pk_exit_if_still_wanted", ...[node, scope, owner].map(shellQuote)].join(" ")];
 }
 
 /**

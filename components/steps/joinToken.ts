@@ -54,7 +54,7 @@ export function joinTokenScripts(input: JoinTokenInput): StepScripts {
 }
 
 /**
- * The bash lines (for the first control-plane node) that make fresh join material and print it:
+ * The bash line (for the first control-plane node: lib.sh's `pk_join_material`) that makes fresh join material and prints it:
  * `kubeadm token create --ttl <ttl> --print-join-command` (endpoint, token, CA hash) and, for a
  * control-plane node, a new certificate key (`kubeadm init phase upload-certs --upload-certs`, valid
  * 2 h); then the lines `apiServerEndpoint=`, `token=`, `caCertHash=`, `certificateKey=` (empty for
@@ -73,30 +73,7 @@ export function joinMaterialLines(tokenTtl: string, controlPlane: boolean): stri
   }
   // kubeadm's uploaded certificates live 2 h (its certificate-key token); the material is valid while both live.
   const lifetime = controlPlane ? Math.min(ttl, CERTIFICATE_KEY_SECONDS) : ttl;
-  return [
-    `[ -f ${ADMIN_KUBECONFIG} ] || pk_fail "no ${ADMIN_KUBECONFIG} on the first control-plane node: kubeadm init has not run"`,
-    `until=$(( $(date +%s) + ${lifetime} ))`,
-    `err=$(mktemp)`,
-    `trap 'rm -f "$err"' EXIT`,
-    `line=$(kubeadm token create --ttl ${tokenTtl} --print-join-command 2>"$err" | tail -n 1) || { pk_mask <"$err" >&2; pk_fail "kubeadm token create failed"; }`,
-    `read -r -a words <<<"$line"`,
-    `endpoint=\${words[2]:-}; token=""; hash=""`,
-    `for ((i = 0; i < \${#words[@]}; i++)); do`,
-    `  case \${words[i]} in`,
-    `    --token) token=\${words[i+1]:-} ;;`,
-    `    --discovery-token-ca-cert-hash) hash=\${words[i+1]:-} ;;`,
-    `  esac`,
-    `done`,
-    `[ -n "$endpoint" ] && [ -n "$token" ] && [ -n "$hash" ] || pk_fail "could not read the join command kubeadm printed"`,
-    `key=""`,
-    ...(controlPlane
-      ? [
-          `key=$(kubeadm init phase upload-certs --upload-certs 2>"$err" | tail -n 1) || { pk_mask <"$err" >&2; pk_fail "kubeadm init phase upload-certs failed"; }`,
-          `[[ $key =~ ^[0-9a-f]{64}$ ]] || pk_fail "could not read the certificate key kubeadm printed"`,
-        ]
-      : []),
-    `printf 'apiServerEndpoint=%s\\ntoken=%s\\ncaCertHash=%s\\ncertificateKey=%s\\nvalidUntil=%s\\n' "$endpoint" "$token" "$hash" "$key" "$until"`,
-  ];
+  return [`pk_join_material ${shellQuote(tokenTtl)} ${lifetime} ${controlPlane ? "yes" : "no"}`];
 }
 
 /** What the join-token step needs. */

@@ -22,7 +22,7 @@ import { stepId } from "./ids";
 import { gateWords } from "./words";
 
 /**
- * The kubelet step's own journal and backups, under the node's state dir (/var/lib/pulumi-kubeadm):
+ * The kubelet step's own journal and backups (lib.sh's `pk_kubelet_step` keeps them there), under the node's state dir (/var/lib/pulumi-kubeadm):
  * `kubelet/pending` and `kubelet/backup/<UTC timestamp>/<path>`, apart from the node's journal
  * (`pending`, `backup/`) where the `upgrade` step journals its pre-upgrade changes, so that an unhealthy
  * kubelet restores only what this step changed.
@@ -47,7 +47,8 @@ export interface KubeletInput {
 }
 
 /**
- * The kubelet step's script. Stdin: the file changes (`encodeFileChanges`, read by `pk_apply_files`).
+ * The kubelet step's script: its values and one call of lib.sh's `pk_kubelet_step`, which does 2 to 4.
+ * Stdin: the file changes (`encodeFileChanges`, read by `pk_apply_files`).
  * 1. (gate in effect) `pk_no_endpoint_flag_elsewhere`;
  * 2. when the node is not at the target (`pk_node_version`) and no earlier run installed this target's
  *    kubelet ($PK_STATE_DIR/kubelet-upgrade): the install command, then the target noted there (a re-run
@@ -79,55 +80,9 @@ export function kubeletScripts(input: KubeletInput): StepScripts {
   if (!Number.isInteger(settleSeconds) || settleSeconds < 0) {
     throw new Error(`kubeletSettleSeconds: must be a whole number >= 0, got ${settleSeconds}`);
   }
-  const ready = `kubectl --kubeconfig /etc/kubernetes/kubelet.conf get node ${shellQuote(node)} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'`;
   const create = renderScript(node, [
     ...(input.nodeLocalCriSocket ? ["pk_no_endpoint_flag_elsewhere"] : []),
-    `target=${shellQuote(input.version)}`,
-    // A kubelet installed by an earlier run of this step (noted, not yet restarted and recorded).
-    `upgraded=""`,
-    `if [ -f "$PK_STATE_DIR/kubelet-upgrade" ]; then upgraded=$(cat "$PK_STATE_DIR/kubelet-upgrade"); fi`,
-    `if [ "$upgraded" != "$target" ] && [ "$(pk_node_version ${shellQuote(node)} "$target")" != "$target" ]; then`,
-    ...(input.install !== undefined
-      ? [
-          `  printf 'pulumi-kubeadm: node %s: kubelet install step for %s\\n' "$PK_NODE" "$target" >&2`,
-          `  bash -c ${shellQuote(input.install)} >&2 || pk_fail "the kubelet install step failed"`,
-        ]
-      : []),
-    `  mkdir -p "$PK_STATE_DIR" && chmod 0700 "$PK_STATE_DIR"`,
-    `  echo "$target" >"$PK_STATE_DIR/kubelet-upgrade.tmp" && mv -f "$PK_STATE_DIR/kubelet-upgrade.tmp" "$PK_STATE_DIR/kubelet-upgrade"`,
-    `  upgraded=$target`,
-    `fi`,
-    `own="$PK_STATE_DIR"/${KUBELET_JOURNAL_DIR}`,
-    `PK_STATE_DIR=$own pk_apply_files`,
-    `if pk_files_pending || PK_STATE_DIR=$own pk_files_pending || [ -n "$upgraded" ]; then`,
-    `  wasReady=$(${ready} 2>/dev/null || true)`,
-    `  if ! pk_kubelet_healthy ${settleSeconds}; then`,
-    `    why=$(systemctl status kubelet 2>&1 | tail -n 5 || true)`,
-    `    if PK_STATE_DIR=$own pk_files_pending; then`,
-    `      PK_STATE_DIR=$own pk_restore`,
-    `      pk_kubelet_healthy ${settleSeconds} || true`,
-    `      printf '%s\n' "$why" >&2`,
-    `      pk_fail "the kubelet was unhealthy after its files changed\${upgraded:+ and its upgrade to $upgraded}; the files this step changed were restored from their backups and the kubelet restarted"`,
-    `    fi`,
-    `    printf '%s\n' "$why" >&2`,
-    `    pk_fail "the kubelet is not healthy after the upgrade to $upgraded"`,
-    `  fi`,
-    `  if [ -n "$upgraded" ] && [ "$wasReady" = True ]; then`,
-    `    for _ in $(seq 1 120); do [ "$(${ready} 2>/dev/null || true)" = True ] && break; sleep 1; done`,
-    `    [ "$(${ready} 2>/dev/null || true)" = True ] || pk_fail "the Node is not Ready 120 s after the kubelet restart"`,
-    `  fi`,
-    `  PK_STATE_DIR=$own pk_files_settled`,
-    `  pk_files_settled`,
-    `  if [ -n "$upgraded" ]; then`,
-    `    pk_record_version "$upgraded"`,
-    `    rm -f "$PK_STATE_DIR/kubelet-upgrade"`,
-    `    echo "files changed: $PK_CHANGED; kubelet upgraded to $upgraded, restarted and healthy"`,
-    `  else`,
-    `    echo "files changed: $PK_CHANGED; kubelet restarted and healthy"`,
-    `  fi`,
-    `else`,
-    `  echo "files changed: 0; kubelet not restarted"`,
-    `fi`,
+    ["pk_kubelet_step", shellQuote(node), shellQuote(input.version), String(settleSeconds), ...(input.install !== undefined ? [shellQuote(input.install)] : [])].join(" "),
   ]);
   return { create, update: create };
 }

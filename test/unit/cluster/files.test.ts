@@ -140,11 +140,13 @@ test("every kubeadm reset (init/join delete and retry cleanup) names the node's 
     for (const [node, ep] of Object.entries(want)) {
       const step = node === "cp1" ? "init" : "join";
       const inputs = registrations.find((r) => r.name === `c-${node}-${step}`)?.inputs ?? {};
-      const resets = (text: unknown) => [...scriptOf(String(plain(text))).matchAll(/kubeadm reset -[^\n]*/g)].map((m) => m[0]);
-      expect({ node, delete: resets(inputs.delete), create: resets(inputs.create) }).toEqual({
+      // lib.sh's pk_kubeadm_reset and pk_kubeadm_once pass their socket to `kubeadm reset --cri-socket`
+      // (runOnce.test.ts runs them); here, what each step's script hands them.
+      const calls = (text: unknown, fn: string) => [...scriptOf(String(plain(text))).matchAll(new RegExp(`^${fn} \\S+ '[^']*'`, "gm"))].map((m) => m[0]);
+      expect({ node, delete: calls(inputs.delete, "pk_kubeadm_reset"), create: calls(inputs.create, "pk_kubeadm_once") }).toEqual({
         node,
-        delete: [`kubeadm reset -f --cri-socket '${ep}' >&2`],
-        create: [`kubeadm reset -f --cri-socket '${ep}' >&2 || pk_fail "kubeadm reset after the failed ${step} failed"`],
+        delete: [`pk_kubeadm_reset ${step} '${ep}'`],
+        create: [`pk_kubeadm_once ${step} '${ep}'`],
       });
     }
   } finally {

@@ -81,7 +81,7 @@ test("a worker's join-token and node-metadata ignore a change of their create al
   // Fails on 27ae950: no ignoreChanges on a worker's join-token.
   for (const name of workers) expect({ name, ignores: ignores(name) }).toEqual({ name, ignores: true });
   // The update still carries the script, so a real change of it (a rename's claims) still updates the step.
-  for (const name of workers) expect(String(made.find((m) => m.name === name)?.args.update)).toContain("kubeadm token create");
+  for (const name of workers) expect(String(made.find((m) => m.name === name)?.args.update)).toContain("pk_join_material ");
   // A worker's node-metadata likewise (its join wave made its edits; fails on c3dac96, where it ran on the
   // worker's first upgrade), its update still the script (a label change runs it).
   const metadata = made.filter((m) => /^c-w[0-9]+-node-metadata$/.test(m.name)).map((m) => m.name);

@@ -51,7 +51,7 @@ test("3 control-plane nodes + 20 workers, maxConcurrentJoins 10: 2 join waves, e
   );
   // One token per wave: w12 joins with wave 2's material (its stdin), not its own join-token's (empty).
   const material = scriptOf(String(m.get("c-workers_2-join-material")?.inputs.create));
-  expect(material.match(/kubeadm token create --ttl/g)).toHaveLength(1);
+  expect(material.match(/^pk_join_material '2h0m0s' 7200 no$/gm)).toHaveLength(1);
   expect(material).toContain("pk_claim_once 'w12-join-token' 'c-w12-join-token'");
   expect(stdinData(m.get("c-w12-join")?.inputs.stdin)).toContain("token: abcdef.0123456789abcdef");
   const metadata = scriptOf(String(m.get("c-workers_2-node-metadata")?.inputs.create));

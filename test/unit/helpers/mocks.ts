@@ -116,7 +116,7 @@ function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, 
     case "join-token":
     case "join-material":
       return `apiServerEndpoint=10.0.0.1:6443\ntoken=${SECRETS.token}\ncaCertHash=${CA_HASH}\ncertificateKey=${
-        create.includes("upload-certs") ? SECRETS.certificateKey : ""
+        /^pk_join_material \S+ \d+ yes$/m.test(create) ? SECRETS.certificateKey : ""
       }\n`;
     case "node-metadata":
       // The first control-plane node's prints the admin kubeconfig (its fd 3, the step's stdout).

@@ -124,6 +124,18 @@ test("the node's library is lib.sh without its comments: bash defines the same f
   expect(LIBRARY_SOURCE).not.toMatch(/<<-?\s*['"]?[A-Za-z_]/);
 });
 
+test("lib.sh names the paths and line prefixes the TypeScript side writes for it", () => {
+  const { CONFIG_DIR, VALID_UNTIL_PREFIX, VERSION_PREFIX } = require("../../../components/scripts/kubeadmRun") as typeof import("../../../components/scripts/kubeadmRun");
+  const { KUBELET_JOURNAL_DIR } = require("../../../components/steps/kubelet") as typeof import("../../../components/steps/kubelet");
+  expect(LIBRARY_TEXT).toContain(`file=${CONFIG_DIR}/kubeadm-$action.yaml`);
+  expect(LIBRARY_TEXT).toContain(`rm -rf "$PK_STATE_DIR/run/$1" "$PK_STATE_DIR/version" ${CONFIG_DIR}\n`);
+  expect(LIBRARY_TEXT).toContain(`'1s/^${VALID_UNTIL_PREFIX}\\([0-9]*\\).*$/\\1/p'`);
+  expect(LIBRARY_TEXT).toContain(`'s/^${VERSION_PREFIX}\\(v[0-9.]*\\)$/\\1/p'`);
+  expect(LIBRARY_TEXT).toContain(`own="$PK_STATE_DIR"/${KUBELET_JOURNAL_DIR}\n`);
+  const { MEMBERS_FILE } = require("../../../components/scripts/members") as typeof import("../../../components/scripts/members");
+  expect(LIBRARY_TEXT).toContain(`grep -qxF -- "$1" ${MEMBERS_FILE}; then`);
+});
+
 test("a change of lib.sh's comments alone changes no step's command text (no step runs again for it)", () => {
   const normal = commandTextsWithLibrary((t) => t);
   const reworded = commandTextsWithLibrary((t) => t.replace(/^# /gm, "# reworded: "));
