@@ -6,6 +6,15 @@
 /** Where kubeadm writes the admin kubeconfig on a control-plane node. */
 export const ADMIN_KUBECONFIG = "/etc/kubernetes/admin.conf";
 
+/** kubeadm's legacy per-node CRI socket annotation (KEP-4656 removes it). */
+export const CRI_SOCKET_ANNOTATION = "kubeadm.alpha.kubernetes.io/cri-socket";
+
+/** Where the node-metadata step records which label keys it manages (comma-separated), so it can remove dropped ones. */
+export const MANAGED_LABELS_ANNOTATION = "kubeadm.pulumi.com/labels";
+
+/** The annotation that says this component cordoned the Node (its value: why); steps/cordon.ts says how it is used. */
+export const CORDONED_ANNOTATION = "kubeadm.pulumi.com/cordoned";
+
 /** `kubectl` with kubeadm's admin kubeconfig. */
 export const KUBECTL = `kubectl --kubeconfig ${ADMIN_KUBECONFIG}`;
 

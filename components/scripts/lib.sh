@@ -654,3 +654,38 @@ pk_exit_if_still_wanted() {
     exit 0
   fi
 }
+
+# pk_node_metadata NODE NODELOCAL MANAGED [KEY=VALUE...]: one Node's edits on the first control-plane node
+# (steps/nodeMetadata.ts, nodeMetadataLines), with one read and at most three writes: uncordoned when this
+# component's mark is on it (read again after: one still cordoned fails, keeping the mark); one `kubectl
+# label` that removes the managed labels (MANAGED: the wanted keys, sorted, comma-separated) no longer
+# wanted and sets KEY=VALUE...; one `kubectl annotate` for the managed-labels record, the mark (removed)
+# and the cri-socket annotation: removed with NODELOCAL yes, else set to the endpoint read as ONE line
+# from stdin. Nothing written when nothing differs. Calls for several Nodes may follow each other in one
+# script, each reading its own endpoint line, in order (the join waves' node-metadata).
+pk_node_metadata() {
+  local node=$1 nodelocal=$2 managed=$3 endpoint="" seen unschedulable previous cri cordoned key
+  local -a label=() annotate=() keys=()
+  shift 3
+  if [ "$nodelocal" != yes ]; then
+    IFS= read -r endpoint || true
+    [[ $endpoint =~ ^unix:///[A-Za-z0-9._/@+-]+$ ]] || pk_fail "no usable CRI endpoint on stdin for the annotation"
+  fi
+  seen=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get node "$node" -o "jsonpath=$PK_NODE_METADATA_READ") || pk_fail "the Node object is not registered"
+  IFS='|' read -r unschedulable previous cri cordoned <<<"$seen" || true
+  if [ -n "$cordoned" ] && [ "$unschedulable" = true ]; then pk_uncordon_checked "$node"; fi
+  IFS=, read -r -a keys <<<"$previous" || true
+  for key in ${keys[@]+"${keys[@]}"}; do
+    if [ -n "$key" ] && [[ ,$managed, != *",$key,"* ]]; then label+=("$key-"); fi
+  done
+  label+=("$@")
+  if [ ${#label[@]} -gt 0 ]; then kubectl --kubeconfig /etc/kubernetes/admin.conf label --overwrite node "$node" "${label[@]}" >&2; fi
+  if [ -n "$cordoned" ]; then annotate+=("$PK_CORDONED_ANNOTATION-"); fi
+  if [ "$previous" != "$managed" ]; then annotate+=("$PK_LABELS_ANNOTATION=$managed"); fi
+  if [ "$nodelocal" = yes ]; then
+    if [ -n "$cri" ]; then annotate+=("$PK_CRI_SOCKET_ANNOTATION-"); fi
+  elif [ "$cri" != "$endpoint" ]; then
+    annotate+=("$PK_CRI_SOCKET_ANNOTATION=$endpoint")
+  fi
+  if [ ${#annotate[@]} -gt 0 ]; then kubectl --kubeconfig /etc/kubernetes/admin.conf annotate --overwrite node "$node" "${annotate[@]}" >&2; fi
+}

@@ -18,6 +18,7 @@ import { readFileSync } from "fs";
 import { join } from "path";
 import { gzipSync } from "zlib";
 import { shellQuote } from "./quote";
+import { CORDONED_ANNOTATION, CRI_SOCKET_ANNOTATION, MANAGED_LABELS_ANNOTATION, annotationJsonpath } from "./kubectl";
 
 /** Where pulumi-kubeadm keeps its own state on a node (run markers, logs, backups, the library). Mode 0700. */
 export const PK_STATE_DIR = "/var/lib/pulumi-kubeadm";
@@ -40,12 +41,33 @@ export function withoutComments(source: string): string {
 }
 
 /**
- * The library as installed on a node: lib.sh without its comments ({@link withoutComments}). Every
+ * The values lib.sh's functions take from this package's TypeScript, set when the library is loaded
+ * (one source for both): the annotations this component reads and writes on Nodes, and the jsonpath of
+ * the node-metadata step's one read (`.spec.unschedulable`, then the managed-labels, cri-socket and
+ * cordon-mark annotations, `|` between them).
+ */
+export const LIBRARY_VALUES: string[] = [
+  `PK_CRI_SOCKET_ANNOTATION=${shellQuote(CRI_SOCKET_ANNOTATION)}`,
+  `PK_LABELS_ANNOTATION=${shellQuote(MANAGED_LABELS_ANNOTATION)}`,
+  `PK_CORDONED_ANNOTATION=${shellQuote(CORDONED_ANNOTATION)}`,
+  `PK_NODE_METADATA_READ=${shellQuote(
+    `{.spec.unschedulable}|${annotationJsonpath(MANAGED_LABELS_ANNOTATION)}|${annotationJsonpath(CRI_SOCKET_ANNOTATION)}|${annotationJsonpath(CORDONED_ANNOTATION)}`,
+  )}`,
+];
+
+/**
+ * The library as installed on a node: lib.sh without its comments ({@link withoutComments}), the
+ * {@link LIBRARY_VALUES} after its first line. Every
  * node's copy rides in the state twice (its prepare step's stdin, as input and as output), and the
  * engine writes the whole state after every resource operation; without the comments it packs to about
  * half the size.
  */
-export const LIBRARY_TEXT: string = withoutComments(LIBRARY_SOURCE);
+export const LIBRARY_TEXT: string = libraryText(LIBRARY_SOURCE);
+
+/** The library as installed made from a lib.sh text `source`: {@link LIBRARY_TEXT}'s recipe. */
+export function libraryText(source: string): string {
+  return withoutComments(source).replace(/\n/, `\n${LIBRARY_VALUES.join("\n")}\n`);
+}
 
 /**
  * The sha256 (hex) of the library as installed (LIBRARY_TEXT). It names the library's file on the node and is part of every step's

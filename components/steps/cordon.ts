@@ -6,10 +6,9 @@
  * control-plane node, with kubeadm's admin kubeconfig.
  */
 import { shellQuote } from "../scripts/quote";
-import { KUBECTL, annotationJsonpath } from "../scripts/kubectl";
+import { CORDONED_ANNOTATION, KUBECTL, annotationJsonpath } from "../scripts/kubectl";
 
-/** The annotation that says this component cordoned the Node (its value: why). */
-export const CORDONED_ANNOTATION = "kubeadm.pulumi.com/cordoned";
+export { CORDONED_ANNOTATION } from "../scripts/kubectl";
 
 /**
  * The prelude of a script that reads or clears the mark: `kc` (kubectl with the admin kubeconfig) and

@@ -6,18 +6,13 @@
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
-import { ADMIN_KUBECONFIG, KUBECTL, annotationJsonpath, drainCommand } from "../scripts/kubectl";
+import { ADMIN_KUBECONFIG, KUBECTL, drainCommand } from "../scripts/kubectl";
 import type { StepScripts } from "../scripts/types";
 import type { StepContext, StepKind } from "./kind";
-import { CORDONED_ANNOTATION } from "./cordon";
 import { stillWantedLines } from "../scripts/members";
 import { claimCall } from "../scripts/claim";
 
-/** kubeadm's legacy per-node CRI socket annotation (KEP-4656 removes it). */
-export const CRI_SOCKET_ANNOTATION = "kubeadm.alpha.kubernetes.io/cri-socket";
-
-/** Where the step records which label keys it manages (comma-separated), so it can remove dropped ones. */
-export const MANAGED_LABELS_ANNOTATION = "kubeadm.pulumi.com/labels";
+export { CRI_SOCKET_ANNOTATION, MANAGED_LABELS_ANNOTATION } from "../scripts/kubectl";
 
 
 /** What the node-metadata step needs. */
@@ -104,7 +99,7 @@ export interface NodeMetadataEdits {
 }
 
 /**
- * The bash lines (on the first control-plane node) of one Node's edits, with one read and at most three
+ * The bash lines (on the first control-plane node: a call of lib.sh's `pk_node_metadata`) of one Node's edits, with one read and at most three
  * writes: uncordon (only what this component's drain cordoned; read again after it, a Node still cordoned
  * fails the step, keeping its mark), one `kubectl label` (dropped managed
  * labels removed, wanted ones set), one `kubectl annotate` (the managed-labels record, the cordon mark
@@ -114,41 +109,11 @@ export interface NodeMetadataEdits {
  * each other in one script (each reads its own endpoint line, in order): the join waves' `node-metadata`.
  */
 export function nodeMetadataLines(input: NodeMetadataEdits): string[] {
-  const node = shellQuote(input.node);
   const labels = Object.entries(input.labels).map(([k, v]) => shellQuote(`${k}=${v}`));
   const managed = Object.keys(input.labels).sort().join(",");
-  // One read of what the step needs (kubectl jsonpath: literal text between the expressions).
-  const read = shellQuote(
-    `{.spec.unschedulable}|${annotationJsonpath(MANAGED_LABELS_ANNOTATION)}|${annotationJsonpath(CRI_SOCKET_ANNOTATION)}|${annotationJsonpath(CORDONED_ANNOTATION)}`,
-  );
   return [
     ...(input.version !== undefined ? [`: rollout ${shellQuote(input.version)}`] : []),
-    ...(input.nodeLocalCriSocket
-      ? []
-      : [
-          `IFS= read -r endpoint || true`,
-          `[[ $endpoint =~ ^unix:///[A-Za-z0-9._/@+-]+$ ]] || pk_fail "no usable CRI endpoint on stdin for the annotation"`,
-        ]),
-    `seen=$(${KUBECTL} get node ${node} -o jsonpath=${read}) || pk_fail "the Node object is not registered"`,
-    `IFS='|' read -r unschedulable previous cri cordoned <<<"$seen" || true`,
-    // kubectl uncordon exits 0 when its patch fails: pk_uncordon_checked reads the Node again, and fails
-    // before the mark is removed from a Node still cordoned.
-    `if [ -n "$cordoned" ] && [ "$unschedulable" = true ]; then pk_uncordon_checked ${node}; fi`,
-    `wanted=${shellQuote(`,${managed},`)}`,
-    `label=()`,
-    `IFS=, read -r -a keys <<<"$previous" || true`,
-    `for key in \${keys[@]+"\${keys[@]}"}; do`,
-    `  if [ -n "$key" ] && [[ $wanted != *",$key,"* ]]; then label+=("$key-"); fi`,
-    `done`,
-    ...(labels.length > 0 ? [`label+=(${labels.join(" ")})`] : []),
-    `if [ \${#label[@]} -gt 0 ]; then ${KUBECTL} label --overwrite node ${node} "\${label[@]}" >&2; fi`,
-    `annotate=()`,
-    `if [ -n "$cordoned" ]; then annotate+=(${shellQuote(`${CORDONED_ANNOTATION}-`)}); fi`,
-    `if [ "$previous" != ${shellQuote(managed)} ]; then annotate+=(${shellQuote(`${MANAGED_LABELS_ANNOTATION}=${managed}`)}); fi`,
-    input.nodeLocalCriSocket
-      ? `if [ -n "$cri" ]; then annotate+=(${shellQuote(`${CRI_SOCKET_ANNOTATION}-`)}); fi`
-      : `if [ "$cri" != "$endpoint" ]; then annotate+=(${shellQuote(`${CRI_SOCKET_ANNOTATION}=`)}"$endpoint"); fi`,
-    `if [ \${#annotate[@]} -gt 0 ]; then ${KUBECTL} annotate --overwrite node ${node} "\${annotate[@]}" >&2; fi`,
+    ["pk_node_metadata", shellQuote(input.node), input.nodeLocalCriSocket ? "yes" : "no", shellQuote(managed), ...labels].join(" "),
   ];
 }
 

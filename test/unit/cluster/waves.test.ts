@@ -82,7 +82,7 @@ test("a wave's node-metadata claims every member before its first edit: an edit 
   const lastClaim = Math.max(...W(1, 3).map((w) => metadata.indexOf(`pk_claim_once '${w}-node-metadata' 'c-${w}-node-metadata'`)));
   expect(lastClaim).toBeGreaterThan(0);
   // On 27ae950 each claim followed its member's edits: w1's failing `kubectl get node` left w2 and w3 unclaimed.
-  expect(metadata.indexOf("kubectl")).toBeGreaterThan(lastClaim);
+  expect(metadata.indexOf("pk_node_metadata ")).toBeGreaterThan(lastClaim);
 });
 
 test("a worker added: only the changed wave's steps change (a new wave here), no other wave's inputs", async () => {

@@ -12,7 +12,7 @@ import { buildPlan, type Step } from "../../../components/plan/steps";
 import type { StepContext } from "../../../components/steps/kind";
 import { STEP_SETTINGS } from "../helpers/fixtures";
 import { remoteCommand } from "../../../components/scripts/script";
-import { withoutComments, LIBRARY_FIRST_LINE, LIBRARY_SOURCE, LIBRARY_TEXT } from "../../../components/scripts/library";
+import { libraryText, LIBRARY_FIRST_LINE, LIBRARY_SOURCE, LIBRARY_TEXT, LIBRARY_VALUES } from "../../../components/scripts/library";
 import { runBash, sandbox } from "./bash";
 
 const SPEC = {
@@ -74,13 +74,13 @@ test("only the prepare steps' stdin carries lib.sh; every command is bounded wha
   const normal = commandTextsWithLibrary((t) => t);
   // lib.sh ten times bigger (no-op statements): the steps' commands other than prepare do not grow.
   const padded = commandTextsWithLibrary((t) => `${t}\n${": padding\n".repeat(lib.length)}`);
-  expect(normal.sha).toBe(createHash("sha256").update(withoutComments(lib)).digest("hex"));
+  expect(normal.sha).toBe(createHash("sha256").update(libraryText(lib)).digest("hex"));
   expect(padded.sha).not.toBe(normal.sha);
   const sizes = (r: ReturnType<typeof commandTexts>) => new Map([...r.texts].map(([id, t]) => [id, t.map((x) => x.length)]));
   const a = sizes(normal);
   const b = sizes(padded);
   // The packed library rides on prepare's stdin (hidden from the diff, never quoted in an error).
-  expect(gunzipSync(Buffer.from(normal.prepareStdin.trim(), "base64")).toString("utf8")).toBe(withoutComments(lib));
+  expect(gunzipSync(Buffer.from(normal.prepareStdin.trim(), "base64")).toString("utf8")).toBe(libraryText(lib));
   expect(padded.prepareStdin.length).toBeGreaterThan(normal.prepareStdin.length);
   for (const step of normal.steps) {
     const texts = normal.texts.get(step.id) as string[];
@@ -101,11 +101,11 @@ test("only the prepare steps' stdin carries lib.sh; every command is bounded wha
   }
 });
 
-test("the node's library is lib.sh without its comments: bash defines the same functions and variables from both", () => {
+test("the node's library is lib.sh without its comments, after the values from TypeScript: bash defines the same functions and variables from both", () => {
   const box = sandbox();
   const source = join(box.dir, "source.sh");
   const installed = join(box.dir, "installed.sh");
-  require("fs").writeFileSync(source, LIBRARY_SOURCE);
+  require("fs").writeFileSync(source, `${LIBRARY_VALUES.join("\n")}\n${LIBRARY_SOURCE}`);
   require("fs").writeFileSync(installed, LIBRARY_TEXT);
   // What bash holds after sourcing each in a clean environment: every function's body and every variable.
   const defined = (file: string): string => {
@@ -117,6 +117,7 @@ test("the node's library is lib.sh without its comments: bash defines the same f
   expect(fromSource).toContain("pk_fail () ");
   expect(defined(installed)).toBe(fromSource);
   expect(LIBRARY_TEXT.split("\n")[0]).toBe(LIBRARY_FIRST_LINE);
+  expect(fromSource).toContain(`declare -- PK_CRI_SOCKET_ANNOTATION="kubeadm.alpha.kubernetes.io/cri-socket"`);
   // No comment or blank line is left but the first, and it packs to about half: what the state carries per node.
   expect(LIBRARY_TEXT.split("\n").slice(1, -1).filter((l) => /^\s*(#|$)/.test(l))).toEqual([]);
   expect(LIBRARY_TEXT.length).toBeLessThan(0.7 * LIBRARY_SOURCE.length);
