@@ -689,3 +689,36 @@ pk_node_metadata() {
   fi
   if [ ${#annotate[@]} -gt 0 ]; then kubectl --kubeconfig /etc/kubernetes/admin.conf annotate --overwrite node "$node" "${annotate[@]}" >&2; fi
 }
+
+# pk_upgrade_step NODE TARGET APPLY [INSTALL]: the upgrade step (steps/upgrade.ts, upgradeScripts): prints
+# report=<a new id> and nodeVersion=<the version NODE runs>; when that is not TARGET: the step checked (one
+# minor up, or a patch), the pre-upgrade file changes on stdin applied (pk_apply_files), the kubeadm
+# package by the bash INSTALL (none: nothing installed), then once `kubeadm upgrade apply TARGET --yes`
+# (APPLY yes) or `kubeadm upgrade node`. Last, always, the kubelet files as they are now (pk_snapshot).
+pk_upgrade_step() {
+  local node=$1 target=$2 apply=$3 current cmaj cmin cpatch tmaj tmin tpatch what
+  current=$(pk_node_version "$node" "$target")
+  printf 'report=%s\n' "$(cat /proc/sys/kernel/random/uuid)"
+  printf 'nodeVersion=%s\n' "$current"
+  if [ "$current" != "$target" ]; then
+    IFS=. read -r cmaj cmin cpatch <<<"${current#v}"
+    IFS=. read -r tmaj tmin tpatch <<<"${target#v}"
+    if [ "$tmaj" != "$cmaj" ] || [ "$tmin" -lt "$cmin" ] || [ "$tmin" -gt $((cmin + 1)) ] || { [ "$tmin" = "$cmin" ] && [ "$tpatch" -lt "$cpatch" ]; }; then
+      pk_fail "cannot go from $current to $target: kubeadm upgrades one minor version at a time and never downgrades"
+    fi
+    pk_apply_files
+    if [ $# -ge 4 ]; then
+      printf 'pulumi-kubeadm: node %s: kubeadm install step for %s\n' "$PK_NODE" "$target" >&2
+      bash -c "$4" >&2 || pk_fail "the kubeadm install step failed"
+    fi
+    if [ "$apply" = yes ]; then
+      what="kubeadm upgrade apply"
+      pk_run_once "upgrade-$target" kubeadm upgrade apply "$target" --yes
+    else
+      what="kubeadm upgrade node"
+      pk_run_once "upgrade-$target" kubeadm upgrade node
+    fi
+    printf 'pulumi-kubeadm: node %s: %s to %s done; the kubelet follows\n' "$PK_NODE" "$what" "$target" >&2
+  fi
+  pk_snapshot "${PK_KUBELET_FILES[@]}"
+}

@@ -19,6 +19,7 @@ import { join } from "path";
 import { gzipSync } from "zlib";
 import { shellQuote } from "./quote";
 import { CORDONED_ANNOTATION, CRI_SOCKET_ANNOTATION, MANAGED_LABELS_ANNOTATION, annotationJsonpath } from "./kubectl";
+import { KUBELET_FILES } from "../kubeadm/nodeFiles";
 
 /** Where pulumi-kubeadm keeps its own state on a node (run markers, logs, backups, the library). Mode 0700. */
 export const PK_STATE_DIR = "/var/lib/pulumi-kubeadm";
@@ -42,11 +43,13 @@ export function withoutComments(source: string): string {
 
 /**
  * The values lib.sh's functions take from this package's TypeScript, set when the library is loaded
- * (one source for both): the annotations this component reads and writes on Nodes, and the jsonpath of
- * the node-metadata step's one read (`.spec.unschedulable`, then the managed-labels, cri-socket and
- * cordon-mark annotations, `|` between them).
+ * (one source for both): the annotations this component reads and writes on Nodes, the jsonpath of the
+ * node-metadata step's one read (`.spec.unschedulable`, then the managed-labels, cri-socket and
+ * cordon-mark annotations, `|` between them), and the kubelet files the upgrade step reports
+ * (`PK_KUBELET_FILES`, an array).
  */
 export const LIBRARY_VALUES: string[] = [
+  `PK_KUBELET_FILES=(${Object.values(KUBELET_FILES).map(shellQuote).join(" ")})`,
   `PK_CRI_SOCKET_ANNOTATION=${shellQuote(CRI_SOCKET_ANNOTATION)}`,
   `PK_LABELS_ANNOTATION=${shellQuote(MANAGED_LABELS_ANNOTATION)}`,
   `PK_CORDONED_ANNOTATION=${shellQuote(CORDONED_ANNOTATION)}`,

@@ -14,7 +14,7 @@ import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
 import { encodeFileChanges } from "../scripts/files";
 import { renderInstallCommand } from "../scripts/install";
-import { KUBELET_FILES, preUpgradeFileChanges } from "../kubeadm/nodeFiles";
+import { preUpgradeFileChanges } from "../kubeadm/nodeFiles";
 import type { StepScripts } from "../scripts/types";
 import type { StepKind } from "./kind";
 
@@ -37,7 +37,8 @@ export interface UpgradeInput {
 }
 
 /**
- * Prints `report=<a random id, new on every run>` (the drain step remembers which report it drained
+ * A call of lib.sh's `pk_upgrade_step`, after the wanted state (a comment) and, with the gate in effect,
+ * `pk_no_endpoint_flag_elsewhere`. Prints `report=<a random id, new on every run>` (the drain step remembers which report it drained
  * for, so that it drains once per report: drain.ts) and `nodeVersion=<the version the node runs>`. Then, when the node is not at the target: check the
  * step is one kubeadm allows (one minor up, or a patch), apply the pre-upgrade file changes from stdin
  * (instance-config.yaml with the node's endpoint when the gate is in effect: `preUpgradeFileChanges`;
@@ -50,33 +51,10 @@ export interface UpgradeInput {
  * kubeadm-flags.env sets --container-runtime-endpoint (naming the file).
  */
 export function upgradeScripts(input: UpgradeInput): StepScripts {
-  const kubeadm = input.apply ? `kubeadm upgrade apply ${input.version} --yes` : "kubeadm upgrade node";
   const create = renderScript(input.node, [
     `: wanted ${shellQuote(input.wanted)}`,
     ...(input.nodeLocalCriSocket ? ["pk_no_endpoint_flag_elsewhere"] : []),
-    `target=${shellQuote(input.version)}`,
-    `current=$(pk_node_version ${shellQuote(input.node)} "$target")`,
-    // A new id on every run: the drain step remembers the report it drained for (drain.ts).
-    `printf 'report=%s\\n' "$(cat /proc/sys/kernel/random/uuid)"`,
-    `printf 'nodeVersion=%s\\n' "$current"`,
-    `if [ "$current" != "$target" ]; then`,
-    `  IFS=. read -r cmaj cmin cpatch <<<"\${current#v}"`,
-    `  IFS=. read -r tmaj tmin tpatch <<<"\${target#v}"`,
-    `  if [ "$tmaj" != "$cmaj" ] || [ "$tmin" -lt "$cmin" ] || [ "$tmin" -gt $((cmin + 1)) ] || { [ "$tmin" = "$cmin" ] && [ "$tpatch" -lt "$cpatch" ]; }; then`,
-    `    pk_fail "cannot go from $current to $target: kubeadm upgrades one minor version at a time and never downgrades"`,
-    `  fi`,
-    `  pk_apply_files`,
-    ...(input.install !== undefined
-      ? [
-          `  printf 'pulumi-kubeadm: node %s: kubeadm install step for %s\\n' "$PK_NODE" "$target" >&2`,
-          `  bash -c ${shellQuote(input.install)} >&2 || pk_fail "the kubeadm install step failed"`,
-        ]
-      : []),
-    `  pk_run_once "upgrade-$target" ${kubeadm}`,
-    `  printf 'pulumi-kubeadm: node %s: ${input.apply ? "kubeadm upgrade apply" : "kubeadm upgrade node"} to %s done; the kubelet follows\\n' "$PK_NODE" "$target" >&2`,
-    `fi`,
-    // After kubeadm (which rewrites them): what the kubelet step changes.
-    `pk_snapshot ${Object.values(KUBELET_FILES).join(" ")}`,
+    ["pk_upgrade_step", shellQuote(input.node), shellQuote(input.version), input.apply ? "yes" : "no", ...(input.install !== undefined ? [shellQuote(input.install)] : [])].join(" "),
   ]);
   return { create, update: create };
 }

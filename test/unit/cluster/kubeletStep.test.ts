@@ -86,6 +86,6 @@ test("a gate toggle or a runtime switch without a version change: the upgrade st
     expect({ what, changes: other.kubeletStdin !== "" }).toEqual({ what, changes: true });
   }
   // Same version: the upgrade script's kubeadm part is the same text, run only when the node is not at the target.
-  expect(toggled.upgrade).toContain(`target='v1.34.2'`);
-  expect(toggled.upgrade).toContain(`if [ "$current" != "$target" ]; then`);
+  expect(toggled.upgrade).toMatch(/^pk_upgrade_step 'w-1' 'v1\.34\.2' no /m);
+  expect(base.upgrade).toMatch(/^pk_upgrade_step 'w-1' 'v1\.34\.2' no /m);
 });

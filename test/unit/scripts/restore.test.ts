@@ -13,7 +13,7 @@ import { encodeFileChanges, parseFileSnapshot } from "../../../components/script
 import { KUBELET_FILES, kubeletFileChanges, preUpgradeFileChanges } from "../../../components/kubeadm/nodeFiles";
 import { renderInstanceConfig } from "../../../components/kubeadm/instanceConfig";
 import { flagsEnv, kubeadmFiles, kubeletConfigYaml } from "../helpers/kubeadmFiles";
-import { runBash, sandbox, kubeletScript } from "./bash";
+import { libraryCopy, runBash, sandbox, kubeletScript } from "./bash";
 
 const CONTAINERD = "unix:///run/containerd/containerd.sock";
 const KUBELET_DIR = "/var/lib/kubelet";
@@ -39,7 +39,9 @@ test("kubelet unhealthy after its files changed in an upgrade with the gate in e
   box.stub("kubectl", "exit 1");
 
   const up = upgradeScripts({ node: "w1", version: "v1.34.2", apply: false, wanted: `node-local ${CONTAINERD}`, nodeLocalCriSocket: false }).create;
-  const upgraded = runBash(onNode(up), { stdin: onNode(encodeFileChanges(preUpgradeFileChanges(true, CONTAINERD))), bin: box.bin, state: box.state });
+  // The kubelet files' paths are in the script's text and in lib.sh's (PK_KUBELET_FILES, which pk_upgrade_step reports).
+  const lib = libraryCopy(box.dir, onNode);
+  const upgraded = runBash(onNode(up), { stdin: onNode(encodeFileChanges(preUpgradeFileChanges(true, CONTAINERD))), bin: box.bin, state: box.state, lib });
   expect(upgraded.status).toBe(0);
   const asKubeadmLeftThem = {
     [KUBELET_FILES.instanceConfig]: renderInstanceConfig(CONTAINERD),
