@@ -27,12 +27,18 @@ export function annotationJsonpath(key: string): string {
 }
 
 /**
- * The `kubectl drain` command for a node (it cordons first): DaemonSet pods ignored, emptyDir data
- * deleted, `--timeout` in seconds, `--grace-period` when given (else each pod's own).
- * @param node the node as ONE shell word: a shellQuote'd name, or a quoted variable (`"$m"`).
- * @param kubectl the command that runs kubectl (default {@link KUBECTL}; a script's own function for it).
+ * The flags of `kubectl drain`: DaemonSet pods ignored, emptyDir data deleted, `--timeout` in seconds,
+ * `--grace-period` when given (else each pod's own). Words without spaces, space-separated.
  */
-export function drainCommand(node: string, timeoutSeconds: number, gracePeriodSeconds?: number, kubectl = KUBECTL): string {
+export function drainFlags(timeoutSeconds: number, gracePeriodSeconds?: number): string {
   const grace = gracePeriodSeconds !== undefined ? ` --grace-period=${gracePeriodSeconds}` : "";
-  return `${kubectl} drain ${node} --ignore-daemonsets --delete-emptydir-data --timeout=${timeoutSeconds}s${grace}`;
+  return `--ignore-daemonsets --delete-emptydir-data --timeout=${timeoutSeconds}s${grace}`;
+}
+
+/**
+ * The `kubectl drain` command for a node (it cordons first), with {@link drainFlags}.
+ * @param node the node as ONE shell word: a shellQuote'd name, or a quoted variable (`"$m"`).
+ */
+export function drainCommand(node: string, timeoutSeconds: number, gracePeriodSeconds?: number): string {
+  return `${KUBECTL} drain ${node} ${drainFlags(timeoutSeconds, gracePeriodSeconds)}`;
 }

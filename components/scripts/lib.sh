@@ -722,3 +722,72 @@ pk_upgrade_step() {
   fi
   pk_snapshot "${PK_KUBELET_FILES[@]}"
 }
+
+# pk_drain_step TIMEOUT DRAINFLAGS WINDOW AHEAD MEMBER...: a drain step (steps/drain.ts, drainScripts) on
+# the first control-plane node. Reads one verdict line per MEMBER on stdin (`drain|keep <report>
+# <reason>`); drains a member unless its verdict is keep, or it was drained for that report already
+# ($PK_STATE_DIR/drained/<node>) and carries no cordon mark since. With WINDOW (maxUnavailableWorkers; empty:
+# none), under a lock, first waits while a node of AHEAD (space-separated) carries the mark, at most
+# TIMEOUT seconds. Marks the members (pk_mark_for_drain), then drains them side by side (`kubectl drain
+# MEMBER DRAINFLAGS`), reads them again, records each drained report, and fails naming the first member
+# whose drain failed. Prints `<node>: drained: <reason>` or `<node>: no drain: <reason>` per member.
+pk_drain_step() {
+  local timeout=$1 flags=$2 size=$3 ahead=$4 m verdict report reason record ours waited busy nodes also
+  shift 4
+  local -a todo=() marks=() failed=() drainflags=()
+  local -A reportOf=() reasonOf=()
+  read -r -a drainflags <<<"$flags"
+  for m in "$@"; do
+    IFS=' ' read -r verdict report reason || true
+    if [ "$verdict" != drain ]; then echo "$m: no drain: $reason"; continue; fi
+    record="$PK_STATE_DIR/drained/$m"
+    if [ "$report" != - ] && [ -f "$record" ] && [ "$(cat "$record")" = "$report" ]; then
+      ours=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get node "$m" -o jsonpath="$PK_CORDON_MARK") || { PK_NODE=$m; pk_fail "cannot read the Node"; }
+      if [ -z "$ours" ]; then echo "$m: no drain: drained for this upgrade already, uncordoned since ($reason)"; continue; fi
+    fi
+    todo+=("$m"); reportOf[$m]=$report; reasonOf[$m]=$reason
+  done
+  [ ${#todo[@]} -gt 0 ] || exit 0
+  mkdir -p "$PK_STATE_DIR/drained" && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/drained"
+  if [ -n "$size" ]; then
+    exec 9>"$PK_STATE_DIR/drain.lock"
+    flock 9
+    waited=0
+    while :; do
+      nodes=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get nodes -o jsonpath="{range .items[*]}{.metadata.name}|$PK_CORDON_MARK{\"\n\"}{end}") || pk_fail "cannot list the Nodes"
+      busy=$(awk -F'|' -v ahead=" $ahead " '$2 != "" && index(ahead, " " $1 " ") > 0 { printf "%s ", $1 }' <<<"$nodes")
+      [ -n "$busy" ] || break
+      [ "$waited" -lt "$timeout" ] || pk_fail "maxUnavailableWorkers ($size): ${busy% } (ahead in the rollout) still cordoned by this component; nothing was changed on ${todo[*]}"
+      flock -u 9; sleep 2; waited=$((waited + 2)); flock 9
+    done
+  fi
+  for m in "${todo[@]}"; do marks+=("$m" "${reasonOf[$m]}"); done
+  pk_mark_for_drain "$PK_CORDONED_ANNOTATION" "$PK_CORDON_MARK" "${marks[@]}"
+  if [ -n "$size" ]; then flock -u 9; fi
+  pk_drain_out=$(mktemp -d); trap 'rm -rf "$pk_drain_out"' EXIT
+  for m in "${todo[@]}"; do
+    # `|| rc=$?`: under set -e a failed drain would end the background job before its status is written.
+    { rc=0; kubectl --kubeconfig /etc/kubernetes/admin.conf drain "$m" "${drainflags[@]}" >"$pk_drain_out/$m.log" 2>&1 || rc=$?; echo "$rc" >"$pk_drain_out/$m.rc"; } &
+  done
+  wait
+  # kubectl drain goes on when its cordon patch fails (it prints the error): every Node read again.
+  pk_read_seen "$PK_CORDON_MARK" "${todo[@]}"
+  for m in "${todo[@]}"; do
+    if [ "$(cat "$pk_drain_out/$m.rc")" = 0 ] && [ "${seen_u[$m]-}" != true ]; then
+      echo "error: still schedulable after kubectl drain (its cordon failed)" >>"$pk_drain_out/$m.log"
+      echo 1 >"$pk_drain_out/$m.rc"
+    fi
+  done
+  for m in "${todo[@]}"; do
+    cat "$pk_drain_out/$m.log" >&2
+    if [ "$(cat "$pk_drain_out/$m.rc")" != 0 ]; then failed+=("$m"); continue; fi
+    record="$PK_STATE_DIR/drained/$m"
+    if [ "${reportOf[$m]}" != - ]; then printf '%s\n' "${reportOf[$m]}" >"$record.tmp" && mv -f "$record.tmp" "$record"; fi
+    echo "$m: drained: ${reasonOf[$m]}"
+  done
+  if [ ${#failed[@]} -gt 0 ]; then
+    also=""; [ ${#failed[@]} -eq 1 ] || also="; the drains of ${failed[*]:1} failed too"
+    PK_NODE=${failed[0]}
+    pk_fail "drain failed, the node stays cordoned and the rollout stops here: $(tail -n 1 "$pk_drain_out/${failed[0]}.log")$also"
+  fi
+}

@@ -43,7 +43,8 @@ export function withoutComments(source: string): string {
 
 /**
  * The values lib.sh's functions take from this package's TypeScript, set when the library is loaded
- * (one source for both): the annotations this component reads and writes on Nodes, the jsonpath of the
+ * (one source for both): the annotations this component reads and writes on Nodes (and the jsonpath of
+ * its cordon mark, `PK_CORDON_MARK`), the jsonpath of the
  * node-metadata step's one read (`.spec.unschedulable`, then the managed-labels, cri-socket and
  * cordon-mark annotations, `|` between them), and the kubelet files the upgrade step reports
  * (`PK_KUBELET_FILES`, an array).
@@ -53,6 +54,7 @@ export const LIBRARY_VALUES: string[] = [
   `PK_CRI_SOCKET_ANNOTATION=${shellQuote(CRI_SOCKET_ANNOTATION)}`,
   `PK_LABELS_ANNOTATION=${shellQuote(MANAGED_LABELS_ANNOTATION)}`,
   `PK_CORDONED_ANNOTATION=${shellQuote(CORDONED_ANNOTATION)}`,
+  `PK_CORDON_MARK=${shellQuote(annotationJsonpath(CORDONED_ANNOTATION))}`,
   `PK_NODE_METADATA_READ=${shellQuote(
     `{.spec.unschedulable}|${annotationJsonpath(MANAGED_LABELS_ANNOTATION)}|${annotationJsonpath(CRI_SOCKET_ANNOTATION)}|${annotationJsonpath(CORDONED_ANNOTATION)}`,
   )}`,

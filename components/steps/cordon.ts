@@ -6,19 +6,12 @@
  * control-plane node, with kubeadm's admin kubeconfig.
  */
 import { shellQuote } from "../scripts/quote";
-import { CORDONED_ANNOTATION, KUBECTL, annotationJsonpath } from "../scripts/kubectl";
 
 export { CORDONED_ANNOTATION } from "../scripts/kubectl";
 
 /**
- * The prelude of a script that reads or clears the mark: `kc` (kubectl with the admin kubeconfig) and
- * `$mark` (the mark's jsonpath, for `-o jsonpath=` and lib.sh's pk_read_seen).
- */
-export const CORDON_PRELUDE: readonly string[] = [`kc() { ${KUBECTL} "$@"; }`, `mark=${shellQuote(annotationJsonpath(CORDONED_ANNOTATION))}`];
-
-/**
- * Shell lines (after {@link CORDON_PRELUDE}) that uncordon each of `members` that carries the mark and
- * remove it (lib.sh's pk_uncordon_marked): the members read in ONE kubectl call, then one `kubectl
+ * Shell lines that uncordon each of `members` that carries the mark and remove it (lib.sh's
+ * pk_uncordon_marked, given the mark's annotation and jsonpath from the library's values): the members read in ONE kubectl call, then one `kubectl
  * uncordon`, one read again (kubectl uncordon exits 0 when a patch fails) and one `kubectl annotate` for all
  * those marked, whatever their number (they were up to three calls per member); the mark never leaves a
  * Node that is still cordoned. A member the read missed, one still cordoned, or of a refused annotate, is
@@ -29,5 +22,5 @@ export const CORDON_PRELUDE: readonly string[] = [`kc() { ${KUBECTL} "$@"; }`, `
  * nothing from stdin and writes no file.
  */
 export function uncordonLines(members: string[]): string[] {
-  return [`pk_uncordon_marked ${shellQuote(CORDONED_ANNOTATION)} "$mark" ${members.map(shellQuote).join(" ")}`];
+  return [`pk_uncordon_marked "$PK_CORDONED_ANNOTATION" "$PK_CORDON_MARK" ${members.map(shellQuote).join(" ")}`];
 }

@@ -13,14 +13,14 @@
  */
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
-import { drainCommand } from "../scripts/kubectl";
+import { drainFlags } from "../scripts/kubectl";
 import { parseFileSnapshot } from "../scripts/files";
 import { KUBELET_FILES, type FileState } from "../kubeadm/nodeFiles";
 import type { StepScripts } from "../scripts/types";
 import type { StepContext, StepKind } from "./kind";
 import { stepId } from "./ids";
 import { membersWords } from "./words";
-import { CORDONED_ANNOTATION, CORDON_PRELUDE, uncordonLines } from "./cordon";
+import { uncordonLines } from "./cordon";
 
 /** What a drain step needs. */
 export interface DrainInput {
@@ -48,7 +48,8 @@ export interface DrainInput {
 }
 
 /**
- * Reads one line per member on stdin, in member order, `drain <report> <reason>` or `keep <report> <reason>`
+ * The batch before uncordoned first (`uncordonFirst`), then one call of lib.sh's `pk_drain_step`, which:
+ * reads one line per member on stdin, in member order, `drain <report> <reason>` or `keep <report> <reason>`
  * (`drainVerdict`; `<report>` the id of the member's upgrade step's run the verdict comes from, `-` when
  * unknown). A member is drained unless its verdict is `keep`, or it was drained for that report already
  * (its id in `$PK_STATE_DIR/drained/<node>` on the first control-plane node, written after each drain)
@@ -75,72 +76,17 @@ export function drainScripts(input: DrainInput): StepScripts {
   const window = input.window;
   const first = input.uncordonFirst ?? [];
   const create = renderScript(membersWords(input.members), [
-    ...CORDON_PRELUDE,
     ...(first.length > 0 ? uncordonLines(first) : []),
-    `members=(${input.members.map(shellQuote).join(" ")})`,
-    `todo=()`,
-    `declare -A reportOf=() reasonOf=()`,
-    `for m in "\${members[@]}"; do`,
-    `  IFS=' ' read -r verdict report reason || true`,
-    `  if [ "$verdict" != drain ]; then echo "$m: no drain: $reason"; continue; fi`,
-    `  record="$PK_STATE_DIR/drained/$m"`,
-    `  if [ "$report" != - ] && [ -f "$record" ] && [ "$(cat "$record")" = "$report" ]; then`,
-    `    ours=$(kc get node "$m" -o jsonpath="$mark") || { PK_NODE=$m; pk_fail "cannot read the Node"; }`,
-    `    if [ -z "$ours" ]; then echo "$m: no drain: drained for this upgrade already, uncordoned since ($reason)"; continue; fi`,
-    `  fi`,
-    `  todo+=("$m"); reportOf[$m]=$report; reasonOf[$m]=$reason`,
-    `done`,
-    `[ \${#todo[@]} -gt 0 ] || exit 0`,
-    `mkdir -p "$PK_STATE_DIR/drained" && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/drained"`,
-    ...(window ? windowLines(window.ahead, window.size, input.timeoutSeconds) : []),
-    // Marked (an operator's cordon left as it is): one read, one annotate per reason (lib.sh).
-    `marks=(); for m in "\${todo[@]}"; do marks+=("$m" "\${reasonOf[$m]}"); done`,
-    `pk_mark_for_drain ${shellQuote(CORDONED_ANNOTATION)} "$mark" "\${marks[@]}"`,
-    ...(window ? [`flock -u 9`] : []),
-    `out=$(mktemp -d); trap 'rm -rf "$out"' EXIT`,
-    `for m in "\${todo[@]}"; do`,
-    // `|| rc=$?`: under set -e a failed drain would end the background job before its status is written.
-    `  { rc=0; ${drainCommand('"$m"', input.timeoutSeconds, input.gracePeriodSeconds, "kc")} >"$out/$m.log" 2>&1 || rc=$?; echo "$rc" >"$out/$m.rc"; } &`,
-    `done`,
-    `wait`,
-    // kubectl drain goes on when its cordon patch fails (it prints the error): every Node read again.
-    `pk_read_seen "$mark" "\${todo[@]}"`,
-    `for m in "\${todo[@]}"; do if [ "$(cat "$out/$m.rc")" = 0 ] && [ "\${seen_u[$m]-}" != true ]; then echo "error: still schedulable after kubectl drain (its cordon failed)" >>"$out/$m.log"; echo 1 >"$out/$m.rc"; fi; done`,
-    `failed=()`,
-    `for m in "\${todo[@]}"; do`,
-    `  cat "$out/$m.log" >&2`,
-    `  if [ "$(cat "$out/$m.rc")" != 0 ]; then failed+=("$m"); continue; fi`,
-    `  record="$PK_STATE_DIR/drained/$m"`,
-    `  if [ "\${reportOf[$m]}" != - ]; then printf '%s\\n' "\${reportOf[$m]}" >"$record.tmp" && mv -f "$record.tmp" "$record"; fi`,
-    `  echo "$m: drained: \${reasonOf[$m]}"`,
-    `done`,
-    `if [ \${#failed[@]} -gt 0 ]; then`,
-    `  also=""; [ \${#failed[@]} -eq 1 ] || also="; the drains of \${failed[*]:1} failed too"`,
-    `  PK_NODE=\${failed[0]}`,
-    `  pk_fail "drain failed, the node stays cordoned and the rollout stops here: $(tail -n 1 "$out/\${failed[0]}.log")$also"`,
-    `fi`,
+    [
+      "pk_drain_step",
+      String(input.timeoutSeconds),
+      shellQuote(drainFlags(input.timeoutSeconds, input.gracePeriodSeconds)),
+      window ? String(window.size) : "''",
+      shellQuote(window ? window.ahead.join(" ") : ""),
+      ...input.members.map(shellQuote),
+    ].join(" "),
   ]);
   return { create, update: create };
-}
-
-/**
- * The worker window in the cluster: take the drain lock (fd 9, released once the members to drain carry
- * their marks; `kc` and `$mark` as the step's script defines them), then wait while a node of `ahead`
- * carries this component's cordon mark, at most `timeoutSeconds`.
- */
-function windowLines(ahead: string[], size: number, timeoutSeconds: number): string[] {
-  return [
-    `exec 9>"$PK_STATE_DIR/drain.lock"`,
-    `flock 9`,
-    `waited=0`,
-    `while :; do`,
-    `  marks=$(kc get nodes -o jsonpath="{range .items[*]}{.metadata.name}|$mark{\\"\\\\n\\"}{end}") || pk_fail "cannot list the Nodes"`,
-    `  busy=$(awk -F'|' -v ahead=${shellQuote(` ${ahead.join(" ")} `)} '$2 != "" && index(ahead, " " $1 " ") > 0 { printf "%s ", $1 }' <<<"$marks")`,
-    `  [ -n "$busy" ] || break`,
-    `  [ "$waited" -lt ${timeoutSeconds} ] || pk_fail "maxUnavailableWorkers (${size}): \${busy% } (ahead in the rollout) still cordoned by this component; nothing was changed on \${todo[*]}"`,
-    `  flock -u 9; sleep 2; waited=$((waited + 2)); flock 9`,
-    `done`,
-  ];
 }
 
 /** `/var/run/x` and `/run/x` name the same socket on current distributions. */

@@ -13,7 +13,7 @@ import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
 import type { StepScripts } from "../scripts/types";
 import type { StepKind } from "./kind";
-import { CORDON_PRELUDE, uncordonLines } from "./cordon";
+import { uncordonLines } from "./cordon";
 import { membersWords } from "./words";
 
 /**
@@ -23,7 +23,7 @@ import { membersWords } from "./words";
  * @param version the target version, a comment line of the text (so the step runs after every rollout).
  */
 export function uncordonScripts(runsOn: string, members: string[], version: string): StepScripts {
-  const create = renderScript(membersWords(members), [`: rollout ${shellQuote(version)} on ${shellQuote(runsOn)}`, ...CORDON_PRELUDE, ...uncordonLines(members)]);
+  const create = renderScript(membersWords(members), [`: rollout ${shellQuote(version)} on ${shellQuote(runsOn)}`, ...uncordonLines(members)]);
   return { create, update: create };
 }
 
