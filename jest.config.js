@@ -10,4 +10,7 @@ module.exports = {
   transform: { "^.+\\.ts$": ["ts-jest", {}] },
   testTimeout: 60000,
   maxWorkers: 2,
+  // No test may change the machine's own /etc/kubernetes, /var/lib/kubelet, ... (test/host/paths.js).
+  globalSetup: "<rootDir>/test/host/setup.js",
+  globalTeardown: "<rootDir>/test/host/teardown.js",
 };

@@ -1,5 +1,6 @@
 /** Run a rendered node script for real in bash, with a temporary state dir and optional PATH stubs. */
 import { spawnSync } from "child_process";
+import { createHash } from "crypto";
 import { mkdtempSync, mkdirSync, writeFileSync, chmodSync, readFileSync, renameSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
@@ -68,16 +69,43 @@ export function sandbox(): { dir: string; bin: string; state: string; stub: (nam
   };
 }
 
-/** An edited copy of lib.sh (its paths pointed into a sandbox, say) in `dir`, for `withLibrary`; its path. */
+/**
+ * An edited copy of the library (its paths pointed into a sandbox, say) in `dir`, for `withLibrary`; its
+ * path, `<dir>/lib-<sha256 of the copy>.sh`, so copies edited differently in one dir stay apart.
+ */
 export function libraryCopy(dir: string, edit: (text: string) => string): string {
-  const p = join(dir, "lib.sh");
-  writeFileSync(p, edit(LIBRARY_TEXT));
+  const text = edit(LIBRARY_TEXT);
+  const p = join(dir, `lib-${createHash("sha256").update(text).digest("hex")}.sh`);
+  writeFileSync(p, text);
   return p;
 }
 
-/** `script` loading lib.sh from `lib` (default: testLibrary()) instead of the node's path. */
+/**
+ * `script` loading the library from `lib` instead of the node's path; without `lib`, from testLibrary()
+ * when it names the node's path, else (a script already pointed at a copy) as it is.
+ */
 export function withLibrary(script: string, lib?: string): string {
+  if (lib === undefined && !script.includes(`\nPK_LIB=${LIBRARY_PATH}\n`)) return script;
   return script.replace(/^PK_LIB=.*$/m, `PK_LIB=${lib ?? testLibrary()}`);
+}
+
+/** A rewrite of the node's paths (kubeadm's config dir, /etc/kubernetes, /var/lib/etcd, /var/lib/kubelet) into `dir`. */
+export function nodePaths(dir: string): (text: string) => string {
+  return (text) =>
+    text
+      .split("/etc/kubernetes/pulumi-kubeadm").join(join(dir, "etc"))
+      .split("/etc/kubernetes").join(join(dir, "k8s"))
+      .split("/var/lib/etcd").join(join(dir, "etcd"))
+      .split("/var/lib/kubelet").join(join(dir, "kubelet"));
+}
+
+/**
+ * `script` and the library it loads rewritten alike by `rewrite` (default: {@link nodePaths} into `dir`),
+ * the library a copy in `dir`. The step bodies live in lib.sh: a rewrite of the script's text alone
+ * would leave them working on the host's own paths.
+ */
+export function sandboxed(script: string, dir: string, rewrite: (text: string) => string = nodePaths(dir)): string {
+  return withLibrary(rewrite(script), libraryCopy(dir, rewrite));
 }
 
 /**

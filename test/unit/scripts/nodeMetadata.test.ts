@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "fs";
 import { join } from "path";
 import { nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
-import { runBash, sandbox } from "./bash";
+import { runBash, sandbox, sandboxed } from "./bash";
 
 const CRIO = "unix:///var/run/crio/crio.sock";
 
@@ -67,18 +67,18 @@ test("printsAdminKubeconfig: the step's stdout is admin.conf alone, kubectl's ou
   const scripts = nodeMetadataScripts(input);
   expect(scripts.delete).toBeUndefined();
   for (const script of [scripts.create, scripts.update as string]) {
-    const r = runBash(script.split("/etc/kubernetes/admin.conf").join(admin), { stdin: "", bin: box.bin, state: box.state });
+    const r = runBash(sandboxed(script, box.dir, (t) => t.split("/etc/kubernetes/admin.conf").join(admin)), { stdin: "", bin: box.bin, state: box.state });
     expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 0, stdout: "apiVersion: v1\nkind: Config\n" });
     expect(r.stderr).toBe(`node/cp1 annotated\nnode/cp1 annotated\n${script === scripts.create ? "synced\n" : ""}`);
   }
   // The file is printed last: a step failing before it (here the claim's sync) prints nothing on stdout,
   // so pulumi-command's error, which quotes stdout and stderr, holds no kubeconfig.
   box.stub("sync", `exit 1`);
-  const failed = runBash(scripts.create.split("/etc/kubernetes/admin.conf").join(admin), { stdin: "", bin: box.bin, state: join(box.dir, "fresh-state") });
+  const failed = runBash(sandboxed(scripts.create, box.dir, (t) => t.split("/etc/kubernetes/admin.conf").join(admin)), { stdin: "", bin: box.bin, state: join(box.dir, "fresh-state") });
   expect({ status: failed.status, stdout: failed.stdout }).toEqual({ status: 1, stdout: "" });
   // A node without it (kubeadm init has not run): the step fails before any kubectl call.
   require("fs").rmSync(calls);
-  const missing = runBash(scripts.create.split("/etc/kubernetes/admin.conf").join(join(box.dir, "none.conf")), { stdin: "", bin: box.bin, state: box.state });
+  const missing = runBash(sandboxed(scripts.create, box.dir, (t) => t.split("/etc/kubernetes/admin.conf").join(join(box.dir, "none.conf"))), { stdin: "", bin: box.bin, state: box.state });
   expect({ status: missing.status, stdout: missing.stdout, stderr: missing.stderr }).toEqual({ status: 1, stdout: "", stderr: `pulumi-kubeadm: node cp1: no ${join(box.dir, "none.conf")}: kubeadm init has not run\n` });
   expect(existsSync(calls)).toBe(false);
   // Without printsAdminKubeconfig nothing is printed on stdout by the step itself.

@@ -9,7 +9,7 @@ import { spawn } from "child_process";
 import { initScripts } from "../../../components/steps/init";
 import { KUBELET_JOURNAL_DIR } from "../../../components/steps/kubelet";
 import { encodeFileChanges, sha256Hex } from "../../../components/scripts/files";
-import { runBash, sandbox, kubeletScript } from "./bash";
+import { runBash, sandbox, kubeletScript, sandboxed } from "./bash";
 
 const state = (path: string, content: string) => ({ path, sha256: sha256Hex(content), content });
 
@@ -77,7 +77,8 @@ test("pk_run_once: a recorded pid reused by an unrelated process (node rebooted 
   const { mkdirSync } = await import("fs");
   mkdirSync(join(box.state, "run", "init"), { recursive: true });
   writeFileSync(join(box.state, "run", "init", "pid"), `${unrelated.pid}\n`);
-  const script = initScripts({ node: "cp1", criSocket: "unix:///run/containerd/containerd.sock", scope: "cp1-init", owner: "c-cp1-init" }).create.replace(/\/etc\/kubernetes\/pulumi-kubeadm/g, join(box.dir, "cfg"));
+  const init = initScripts({ node: "cp1", criSocket: "unix:///run/containerd/containerd.sock", scope: "cp1-init", owner: "c-cp1-init" }).create;
+  const script = sandboxed(init, box.dir, (t) => t.split("/etc/kubernetes/pulumi-kubeadm").join(join(box.dir, "cfg")));
   const started = Date.now();
   const r = runBash(script.replace(/^set -euo pipefail$/m, "set -euo pipefail; TMOUT=1"), {
     stdin: "x: y\n",

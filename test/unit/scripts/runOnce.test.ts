@@ -6,22 +6,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { join } from "path";
 import { joinScripts, joinStdin } from "../../../components/steps/join";
 import { initScripts } from "../../../components/steps/init";
-import { libraryCopy, runBash, sandbox, withLibrary } from "./bash";
+import { runBash, sandbox, sandboxed } from "./bash";
 
 const CRIO = "unix:///var/run/crio/crio.sock";
-
-/** The node's paths in a script and the lib.sh it loads, pointed at the sandbox (kubeadm's config dir, /etc/kubernetes, /var/lib/etcd, /var/lib/kubelet). */
-function sandboxed(script: string, dir: string): string {
-  return withLibrary(paths(script, dir), libraryCopy(dir, (lib) => paths(lib, dir)));
-}
-
-function paths(script: string, dir: string): string {
-  return script
-    .split("/etc/kubernetes/pulumi-kubeadm").join(join(dir, "etc"))
-    .split("/etc/kubernetes").join(join(dir, "k8s"))
-    .split("/var/lib/etcd").join(join(dir, "etcd"))
-    .split("/var/lib/kubelet").join(join(dir, "kubelet"));
-}
 
 /** The join scripts of resource `owner` (as the component names it: `<cluster>-w1-join`), sandboxed. */
 function joinOf(dir: string, owner = "c-w1-join", formerOwners: string[] = []) {
@@ -166,7 +153,7 @@ test("a new attempt with expired join material fails before kubeadm runs, naming
 test("a session killed mid-join: kubeadm carries on detached, and the re-run waits for it instead of joining again", async () => {
   const { box, script, count } = setup(`sleep 1.5; exit 0`);
   const env = { ...process.env, PATH: `${box.bin}:${process.env.PATH}` };
-  const text = withLibrary(script).replace(/^PK_STATE_DIR=.*$/m, `PK_STATE_DIR=${box.state}`);
+  const text = script.replace(/^PK_STATE_DIR=.*$/m, `PK_STATE_DIR=${box.state}`);
   const session = spawn("bash", ["-c", text], { env, stdio: ["pipe", "pipe", "pipe"] });
   session.stdin.end("x: 1\n");
   await new Promise((r) => setTimeout(r, 500));

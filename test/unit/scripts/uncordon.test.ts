@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { uncordonScripts } from "../../../components/steps/uncordon";
-import { runBash, withLibrary } from "./bash";
+import { runBash, withLibrary, testLibrary } from "./bash";
 import { CORDONED, nodesStub } from "./nodesStub";
 
 const WHY = "kubelet v1.33.2 -> v1.34.2";
@@ -79,7 +79,7 @@ test("a Node read once and then unreadable is not taken from the earlier read", 
   const c = nodesStub({ w1: { unschedulable: true } }, { downWhile: `${"/tmp"}/pk-down-${process.pid}` });
   const down = `/tmp/pk-down-${process.pid}`;
   const r = runBash(
-    withLibrary(`set -euo pipefail\nPK_NODE=cp1\nPK_LIB=x\nsource "$PK_LIB"\nmark='{.metadata.annotations.a}'\npk_read_seen "$mark" w1\necho "first [\${seen_u[w1]-unset}]"\ntouch ${down}\npk_read_seen "$mark" w1\nrm -f ${down}\necho "second [\${seen_u[w1]-unset}]"\n`),
+    withLibrary(`set -euo pipefail\nPK_NODE=cp1\nPK_LIB=x\nsource "$PK_LIB"\nmark='{.metadata.annotations.a}'\npk_read_seen "$mark" w1\necho "first [\${seen_u[w1]-unset}]"\ntouch ${down}\npk_read_seen "$mark" w1\nrm -f ${down}\necho "second [\${seen_u[w1]-unset}]"\n`, testLibrary()),
     { bin: c.box.bin, state: c.box.state },
   );
   expect(r.stdout).toBe("first [true]\nsecond [unset]\n");
