@@ -80,6 +80,15 @@ test("a node that joins in this run: its unit's node-side steps and drain have n
   expect(data(reg("c-cp1-cluster-config").inputs.stdin)).toBe("");
 });
 
+test("the mocks answer an upgrade step with the node at its target: a joined node's drain keeps,", async () => {
+  // Fails where the mocks no longer read the target from the script (they reported no version: every
+  // drain then drained, "kubelet unknown -> v1.33.2", and nothing else noticed).
+  await up(() => true);
+  const data = (stdin: unknown) => String(stdin).slice(String(stdin).indexOf("\n---\n") + 5);
+  expect(data(reg("c-batch_1-drain").inputs.stdin)).toMatch(/^keep \S+ kubelet at v1\.33\.2, runtime unchanged\n$/);
+  expect(data(reg("c-cp2-drain").inputs.stdin)).toMatch(/^keep \S+ kubelet at v1\.33\.2, runtime unchanged\n$/);
+});
+
 test("a step whose create runs holds its script once: no update equal to its create, on a cluster that existed and in one made in this run", async () => {
   // The state keeps a Command's inputs twice (inputs and outputs): the upgrade, kubelet and drain steps
   // of every joined node each carried their script four times (2 to 4 KB each), about a fifth of a 23-node

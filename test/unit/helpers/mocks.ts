@@ -103,9 +103,9 @@ function answer(fake: FakeNodes, name: string, inputs: Record<string, unknown>, 
         data: { ClusterConfiguration: fake.clusterConfiguration ?? "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.33.2\n" },
       });
     case "upgrade": {
-      // The node at the target version (the script's own target), and its kubelet files.
+      // The node at the target version (the script's own target, the second word of its pk_upgrade_step call), and its kubelet files.
       const ep = endpoints.get(node) ?? "unix:///var/run/containerd/containerd.sock";
-      const version = `nodeVersion=${/^target='([^']*)'$/m.exec(create)?.[1] ?? ""}\n`;
+      const version = `nodeVersion=${/^pk_upgrade_step '[^']*' '([^']*)'/m.exec(create)?.[1] ?? ""}\n`;
       return version + snapshotOf(fake.files ? fake.files(node, ep) : kubeadmFiles(fake.nodeLocal, ep));
     }
     case "init":
