@@ -121,14 +121,15 @@ export function libraryInstallLines(): string[] {
 /**
  * Bash lines that source the library at `$PK_LIB`, for every step but `prepare`. When it is missing
  * (the machine was reinstalled, or /var/lib/pulumi-kubeadm removed, after the node's prepare step ran)
- * the step fails, changing nothing, naming the node, the file and what to do: run the node's prepare
- * step again, which installs it. (Installing it here instead would put the library back into every
+ * the step fails, changing nothing, naming the node, the file and what to do: run the prepare step of
+ * the node the step runs on again, which installs it (the first control-plane node, for the steps that
+ * run there for another node: `PK_NODE`, which the message names, is the node the step is about). (Installing it here instead would put the library back into every
  * command, which is what this module avoids; the message is short for the same reason: every step's
  * create, update and delete carry it, in the state twice.)
  */
 export function libraryLoadLines(): string[] {
   return [
-    `[ -f "$PK_LIB" ] || ${failLine(`"$PK_LIB missing on $(uname -n), nothing changed: pulumi up --replace <URN of the prepare step of this node>, then pulumi up"`)}`,
+    `[ -f "$PK_LIB" ] || ${failLine(`"$PK_LIB missing on $(uname -n), nothing changed: pulumi up --replace <URN of the prepare step of the node this step runs on>, then pulumi up"`)}`,
     `. "$PK_LIB"`,
   ];
 }
