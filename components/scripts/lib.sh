@@ -15,6 +15,12 @@ pk_fail() {
   exit 1
 }
 
+# pk_kubectl ARG...: kubectl with kubeadm's admin kubeconfig ($PK_ADMIN_KUBECONFIG, on a control-plane node),
+# as the cluster-side steps run it on the first control-plane node.
+pk_kubectl() {
+  kubectl --kubeconfig "$PK_ADMIN_KUBECONFIG" "$@"
+}
+
 # pk_mask: filter hiding bootstrap tokens and 64-hex-digit values (certificate keys) in log text.
 pk_mask() {
   sed -E 's/[a-z0-9]{6}\.[a-z0-9]{16}/<bootstrap-token>/g; s/[0-9a-f]{64}/<redacted>/g'
@@ -273,23 +279,22 @@ pk_release() {
   rm -f "$file"
 }
 
-# pk_read_seen MARK NODE...: every named Node read in ONE kubectl call (the admin kubeconfig; `kubectl get
+# pk_read_seen NODE...: every named Node read in ONE kubectl call (the admin kubeconfig; `kubectl get
 # nodes a b ...` prints kubectl's List of the Nodes it found, one name the Node itself) into the global
 # associative arrays seen_u[<node>] (.spec.unschedulable: true or empty) and seen_m[<node>] (what the
-# jsonpath MARK gives: this component's cordon mark, empty when none). A Node the call could not read is
+# jsonpath $PK_CORDON_MARK gives: this component's cordon mark, empty when none). A Node the call could not read is
 # left out of both (kubectl prints the Nodes it found and exits 1 for the others, or prints nothing when
 # the API server does not answer). Never fails and prints nothing: the caller reads such a Node again on
 # its own and fails naming it. An earlier read's entries for the named Nodes are dropped first.
 pk_read_seen() {
-  local mark=$1 out n u m
-  shift
+  local out n u m
   declare -gA seen_u seen_m
   # What an earlier read said of these Nodes does not stand in for this one.
   for n in "$@"; do unset "seen_u[$n]" "seen_m[$n]"; done
   if [ $# -eq 1 ]; then
-    out=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get node "$1" -o jsonpath="{.metadata.name}|{.spec.unschedulable}|$mark{\"\n\"}" </dev/null 2>/dev/null) || true
+    out=$(pk_kubectl get node "$1" -o jsonpath="{.metadata.name}|{.spec.unschedulable}|$PK_CORDON_MARK{\"\n\"}" </dev/null 2>/dev/null) || true
   else
-    out=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get nodes "$@" -o jsonpath="{range .items[*]}{.metadata.name}|{.spec.unschedulable}|$mark{\"\n\"}{end}" </dev/null 2>/dev/null) || true
+    out=$(pk_kubectl get nodes "$@" -o jsonpath="{range .items[*]}{.metadata.name}|{.spec.unschedulable}|$PK_CORDON_MARK{\"\n\"}{end}" </dev/null 2>/dev/null) || true
   fi
   while IFS='|' read -r n u m; do
     if [ -n "$n" ]; then seen_u[$n]=$u; seen_m[$n]=$m; fi
@@ -300,7 +305,7 @@ pk_read_seen() {
 # when its patch fails (it prints the error); false (1) when it is still cordoned, 3 when it cannot be read.
 pk_uncordoned() {
   local u
-  u=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get node "$1" -o jsonpath='{.spec.unschedulable}' </dev/null) || return 3
+  u=$(pk_kubectl get node "$1" -o jsonpath='{.spec.unschedulable}' </dev/null) || return 3
   [ "$u" != true ]
 }
 
@@ -308,33 +313,34 @@ pk_uncordoned() {
 # (pk_uncordoned): fails (pk_fail, naming NODE) when it is still cordoned or cannot be read, before the
 # caller removes this component's cordon mark.
 pk_uncordon_checked() {
-  kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon "$1" >&2 </dev/null || true
+  pk_kubectl uncordon "$1" >&2 </dev/null || true
   pk_uncordoned "$1" || { PK_NODE=$1; pk_fail "could not uncordon the node; it keeps this component's cordon mark"; }
 }
 
-# pk_uncordon_one KEY MARK NODE: uncordon NODE when it carries the annotation KEY (read with the jsonpath
-# MARK), and remove KEY; on stdout `NODE: uncordoned` or `NODE: not cordoned by this component`, kubectl's
+# pk_uncordon_one NODE: uncordon NODE when it carries this component's cordon mark (the annotation
+# $PK_CORDONED_ANNOTATION, read with the jsonpath $PK_CORDON_MARK, values the library is installed with),
+# and remove the mark; on stdout `NODE: uncordoned` or `NODE: not cordoned by this component`, kubectl's
 # output on stderr. Returns 3 when the Node cannot be read, 4 when kubectl could not uncordon it (the Node
-# read again is still unschedulable: kubectl uncordon exits 0 when its patch fails) or remove KEY; KEY is
+# read again is still unschedulable: kubectl uncordon exits 0 when its patch fails) or remove the mark; the mark is
 # removed only from a Node that is schedulable again.
 pk_uncordon_one() {
-  local seen unschedulable cordoned kc="kubectl --kubeconfig /etc/kubernetes/admin.conf"
-  seen=$($kc get node "$3" -o jsonpath="{.spec.unschedulable}|$2" </dev/null) || return 3
+  local seen unschedulable cordoned
+  seen=$(pk_kubectl get node "$1" -o jsonpath="{.spec.unschedulable}|$PK_CORDON_MARK" </dev/null) || return 3
   IFS='|' read -r unschedulable cordoned <<<"$seen" || true
-  if [ -z "$cordoned" ]; then echo "$3: not cordoned by this component"; return 0; fi
+  if [ -z "$cordoned" ]; then echo "$1: not cordoned by this component"; return 0; fi
   if [ "$unschedulable" = true ]; then
-    $kc uncordon "$3" >&2 </dev/null || return 4
-    pk_uncordoned "$3" || return $(($? == 3 ? 3 : 4))
+    pk_kubectl uncordon "$1" >&2 </dev/null || return 4
+    pk_uncordoned "$1" || return $(($? == 3 ? 3 : 4))
   fi
-  $kc annotate --overwrite node "$3" "$1-" >&2 </dev/null || return 4
-  echo "$3: uncordoned"
+  pk_kubectl annotate --overwrite node "$1" "$PK_CORDONED_ANNOTATION-" >&2 </dev/null || return 4
+  echo "$1: uncordoned"
 }
 
-# pk_uncordon_marked KEY MARK NODE...: uncordon each NODE that carries the annotation KEY (this component's
-# cordon mark, read with the jsonpath MARK) and remove KEY; a Node without it (an operator's cordon, or
+# pk_uncordon_marked NODE...: uncordon each NODE that carries this component's cordon mark
+# ($PK_CORDONED_ANNOTATION, read with the jsonpath $PK_CORDON_MARK) and remove it; a Node without it (an operator's cordon, or
 # none) is left as it is. The Nodes read in one call (pk_read_seen), then ONE `kubectl uncordon` for those
 # marked and unschedulable, read again in one call (kubectl uncordon exits 0 when a patch fails), and ONE
-# `kubectl annotate` removing KEY from every marked one that is schedulable now, whatever their number: KEY
+# `kubectl annotate` removing the mark from every marked one that is schedulable now, whatever their number: it
 # never leaves a Node that is still cordoned. A Node the first read missed, one still unschedulable, and
 # every Node of a refused annotate goes through pk_uncordon_one, one after another (the rare path). Then,
 # in NODE order, each one's line on stdout (`NODE: uncordoned`, `NODE: not cordoned by this component`;
@@ -342,11 +348,10 @@ pk_uncordon_one() {
 # the first such NODE in order) once every Node is done: `cannot read the Node`, or `could not uncordon
 # the node`. Reads nothing from stdin, writes no file.
 pk_uncordon_marked() {
-  local key=$1 mark=$2 m rc out failed=""
-  shift 2
+  local m rc out failed=""
   local unsched=() marked=() now=() each=()
   local -A line=() rcof=() wasMarked=()
-  pk_read_seen "$mark" "$@"
+  pk_read_seen "$@"
   for m in "$@"; do
     if [ -z "${seen_u[$m]+x}" ]; then each+=("$m"); continue; fi
     if [ -z "${seen_m[$m]}" ]; then line[$m]="$m: not cordoned by this component"; continue; fi
@@ -355,8 +360,8 @@ pk_uncordon_marked() {
     wasMarked[$m]=1
   done
   if [ ${#unsched[@]} -gt 0 ]; then
-    kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon "${unsched[@]}" >&2 </dev/null || true
-    pk_read_seen "$mark" "${unsched[@]}"
+    pk_kubectl uncordon "${unsched[@]}" >&2 </dev/null || true
+    pk_read_seen "${unsched[@]}"
   fi
   if [ ${#marked[@]} -gt 0 ]; then
     for m in "${marked[@]}"; do
@@ -364,7 +369,7 @@ pk_uncordon_marked() {
     done
   fi
   if [ ${#now[@]} -gt 0 ]; then
-    if kubectl --kubeconfig /etc/kubernetes/admin.conf annotate --overwrite node "${now[@]}" "$key-" >&2 </dev/null; then
+    if pk_kubectl annotate --overwrite node "${now[@]}" "$PK_CORDONED_ANNOTATION-" >&2 </dev/null; then
       for m in "${now[@]}"; do line[$m]="$m: uncordoned"; done
     else
       each+=("${now[@]}")
@@ -373,7 +378,7 @@ pk_uncordon_marked() {
   if [ ${#each[@]} -gt 0 ]; then
     for m in "${each[@]}"; do
       rc=0
-      out=$(pk_uncordon_one "$key" "$mark" "$m") || rc=$?
+      out=$(pk_uncordon_one "$m") || rc=$?
       rcof[$m]=$rc
       if [ "$rc" != 0 ]; then unset "line[$m]"; continue; fi
       # A marked Node whose mark a refused batched call did remove after all was still uncordoned here.
@@ -390,19 +395,18 @@ pk_uncordon_marked() {
   fi
 }
 
-# pk_mark_for_drain KEY MARK NODE REASON [NODE REASON]...: before the drains, mark each NODE with the
-# annotation KEY=REASON (this component's cordon mark, read with the jsonpath MARK), unless an operator
+# pk_mark_for_drain NODE REASON [NODE REASON]...: before the drains, mark each NODE with this component's
+# cordon mark, the annotation $PK_CORDONED_ANNOTATION=REASON (read with the jsonpath $PK_CORDON_MARK), unless an operator
 # cordoned it (unschedulable without the mark: drained, and left cordoned, which is said on stderr). The
 # Nodes read in one call (pk_read_seen), a Node that read missed on its own (failing, named, when it cannot
 # be read: `cannot read the Node`); then one `kubectl annotate` per distinct REASON (usually one for a whole
 # rollout batch); one kubectl refuses is made again Node by Node, and the first Node that fails then fails
 # the step, named (`could not mark the Node ...; nothing drained`).
 pk_mark_for_drain() {
-  local key=$1 mark=$2 args=() nodes=() reasons=() who=() m r i k seen unschedulable ours names
-  shift 2
+  local args=() nodes=() reasons=() who=() m r i k seen unschedulable ours names
   args=("$@")
   for ((i = 0; i < ${#args[@]}; i += 2)); do nodes+=("${args[$i]}"); done
-  pk_read_seen "$mark" "${nodes[@]}"
+  pk_read_seen "${nodes[@]}"
   for ((i = 0; i < ${#args[@]}; i += 2)); do
     m=${args[$i]}
     r=${args[$((i + 1))]}
@@ -410,7 +414,7 @@ pk_mark_for_drain() {
       unschedulable=${seen_u[$m]}
       ours=${seen_m[$m]}
     else
-      seen=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get node "$m" -o jsonpath="{.spec.unschedulable}|$mark" </dev/null) || { PK_NODE=$m; pk_fail "cannot read the Node"; }
+      seen=$(pk_kubectl get node "$m" -o jsonpath="{.spec.unschedulable}|$PK_CORDON_MARK" </dev/null) || { PK_NODE=$m; pk_fail "cannot read the Node"; }
       IFS='|' read -r unschedulable ours <<<"$seen" || true
     fi
     if [ "$unschedulable" = true ] && [ -z "$ours" ]; then
@@ -424,10 +428,10 @@ pk_mark_for_drain() {
   done
   for ((i = 0; i < ${#reasons[@]}; i++)); do
     read -r -a names <<<"${who[$i]}"
-    if ! kubectl --kubeconfig /etc/kubernetes/admin.conf annotate --overwrite node "${names[@]}" "$key=${reasons[$i]}" >&2 </dev/null; then
+    if ! pk_kubectl annotate --overwrite node "${names[@]}" "$PK_CORDONED_ANNOTATION=${reasons[$i]}" >&2 </dev/null; then
       # kubectl goes on past a Node it could not annotate and exits 1: each one again on its own.
       for m in "${names[@]}"; do
-        kubectl --kubeconfig /etc/kubernetes/admin.conf annotate --overwrite node "$m" "$key=${reasons[$i]}" >&2 </dev/null || { PK_NODE=$m; pk_fail "could not mark the Node as cordoned by this component; nothing drained"; }
+        pk_kubectl annotate --overwrite node "$m" "$PK_CORDONED_ANNOTATION=${reasons[$i]}" >&2 </dev/null || { PK_NODE=$m; pk_fail "could not mark the Node as cordoned by this component; nothing drained"; }
       done
     fi
   done
@@ -468,8 +472,8 @@ pk_version_rules() {
   local target=$1 kubelet=$2 first=$3 t k api a
   t=$(pk_minor "$target")
   api=""
-  if [ "$first" = yes ] && [ -f /etc/kubernetes/admin.conf ]; then
-    api=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get configmap -n kube-system kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' 2>/dev/null | sed -n 's/^kubernetesVersion: *//p' || true)
+  if [ "$first" = yes ] && [ -f "$PK_ADMIN_KUBECONFIG" ]; then
+    api=$(pk_kubectl get configmap -n kube-system kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' 2>/dev/null | sed -n 's/^kubernetesVersion: *//p' || true)
   elif [ -f /etc/kubernetes/kubelet.conf ]; then
     api=$(kubectl --kubeconfig /etc/kubernetes/kubelet.conf get configmap -n kube-system kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' 2>/dev/null | sed -n 's/^kubernetesVersion: *//p' || true)
   fi
@@ -622,7 +626,7 @@ pk_kubeadm_reset() {
 pk_join_material() {
   local valid line endpoint token="" hash="" key="" i
   local -a words
-  [ -f /etc/kubernetes/admin.conf ] || pk_fail "no /etc/kubernetes/admin.conf on the first control-plane node: kubeadm init has not run"
+  [ -f "$PK_ADMIN_KUBECONFIG" ] || pk_fail "no $PK_ADMIN_KUBECONFIG on the first control-plane node: kubeadm init has not run"
   valid=$(( $(date +%s) + $2 ))
   pk_material_err=$(mktemp)
   trap 'rm -f "$pk_material_err"' EXIT
@@ -671,7 +675,7 @@ pk_node_metadata() {
     IFS= read -r endpoint || true
     [[ $endpoint =~ ^unix:///[A-Za-z0-9._/@+-]+$ ]] || pk_fail "no usable CRI endpoint on stdin for the annotation"
   fi
-  seen=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get node "$node" -o "jsonpath=$PK_NODE_METADATA_READ") || pk_fail "the Node object is not registered"
+  seen=$(pk_kubectl get node "$node" -o "jsonpath=$PK_NODE_METADATA_READ") || pk_fail "the Node object is not registered"
   IFS='|' read -r unschedulable previous cri cordoned <<<"$seen" || true
   if [ -n "$cordoned" ] && [ "$unschedulable" = true ]; then pk_uncordon_checked "$node"; fi
   IFS=, read -r -a keys <<<"$previous" || true
@@ -679,7 +683,7 @@ pk_node_metadata() {
     if [ -n "$key" ] && [[ ,$managed, != *",$key,"* ]]; then label+=("$key-"); fi
   done
   label+=("$@")
-  if [ ${#label[@]} -gt 0 ]; then kubectl --kubeconfig /etc/kubernetes/admin.conf label --overwrite node "$node" "${label[@]}" >&2; fi
+  if [ ${#label[@]} -gt 0 ]; then pk_kubectl label --overwrite node "$node" "${label[@]}" >&2; fi
   if [ -n "$cordoned" ]; then annotate+=("$PK_CORDONED_ANNOTATION-"); fi
   if [ "$previous" != "$managed" ]; then annotate+=("$PK_LABELS_ANNOTATION=$managed"); fi
   if [ "$nodelocal" = yes ]; then
@@ -687,7 +691,7 @@ pk_node_metadata() {
   elif [ "$cri" != "$endpoint" ]; then
     annotate+=("$PK_CRI_SOCKET_ANNOTATION=$endpoint")
   fi
-  if [ ${#annotate[@]} -gt 0 ]; then kubectl --kubeconfig /etc/kubernetes/admin.conf annotate --overwrite node "$node" "${annotate[@]}" >&2; fi
+  if [ ${#annotate[@]} -gt 0 ]; then pk_kubectl annotate --overwrite node "$node" "${annotate[@]}" >&2; fi
 }
 
 # pk_upgrade_step NODE TARGET APPLY [INSTALL]: the upgrade step (steps/upgrade.ts, upgradeScripts): prints
@@ -742,7 +746,7 @@ pk_drain_step() {
     if [ "$verdict" != drain ]; then echo "$m: no drain: $reason"; continue; fi
     record="$PK_STATE_DIR/drained/$m"
     if [ "$report" != - ] && [ -f "$record" ] && [ "$(cat "$record")" = "$report" ]; then
-      ours=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get node "$m" -o jsonpath="$PK_CORDON_MARK") || { PK_NODE=$m; pk_fail "cannot read the Node"; }
+      ours=$(pk_kubectl get node "$m" -o jsonpath="$PK_CORDON_MARK") || { PK_NODE=$m; pk_fail "cannot read the Node"; }
       if [ -z "$ours" ]; then echo "$m: no drain: drained for this upgrade already, uncordoned since ($reason)"; continue; fi
     fi
     todo+=("$m"); reportOf[$m]=$report; reasonOf[$m]=$reason
@@ -754,7 +758,7 @@ pk_drain_step() {
     flock 9
     waited=0
     while :; do
-      nodes=$(kubectl --kubeconfig /etc/kubernetes/admin.conf get nodes -o jsonpath="{range .items[*]}{.metadata.name}|$PK_CORDON_MARK{\"\n\"}{end}") || pk_fail "cannot list the Nodes"
+      nodes=$(pk_kubectl get nodes -o jsonpath="{range .items[*]}{.metadata.name}|$PK_CORDON_MARK{\"\n\"}{end}") || pk_fail "cannot list the Nodes"
       busy=$(awk -F'|' -v ahead=" $ahead " '$2 != "" && index(ahead, " " $1 " ") > 0 { printf "%s ", $1 }' <<<"$nodes")
       [ -n "$busy" ] || break
       [ "$waited" -lt "$timeout" ] || pk_fail "maxUnavailableWorkers ($size): ${busy% } (ahead in the rollout) still cordoned by this component; nothing was changed on ${todo[*]}"
@@ -762,16 +766,16 @@ pk_drain_step() {
     done
   fi
   for m in "${todo[@]}"; do marks+=("$m" "${reasonOf[$m]}"); done
-  pk_mark_for_drain "$PK_CORDONED_ANNOTATION" "$PK_CORDON_MARK" "${marks[@]}"
+  pk_mark_for_drain "${marks[@]}"
   if [ -n "$size" ]; then flock -u 9; fi
   pk_drain_out=$(mktemp -d); trap 'rm -rf "$pk_drain_out"' EXIT
   for m in "${todo[@]}"; do
     # `|| rc=$?`: under set -e a failed drain would end the background job before its status is written.
-    { rc=0; kubectl --kubeconfig /etc/kubernetes/admin.conf drain "$m" "${drainflags[@]}" >"$pk_drain_out/$m.log" 2>&1 || rc=$?; echo "$rc" >"$pk_drain_out/$m.rc"; } &
+    { rc=0; pk_kubectl drain "$m" "${drainflags[@]}" >"$pk_drain_out/$m.log" 2>&1 || rc=$?; echo "$rc" >"$pk_drain_out/$m.rc"; } &
   done
   wait
   # kubectl drain goes on when its cordon patch fails (it prints the error): every Node read again.
-  pk_read_seen "$PK_CORDON_MARK" "${todo[@]}"
+  pk_read_seen "${todo[@]}"
   for m in "${todo[@]}"; do
     if [ "$(cat "$pk_drain_out/$m.rc")" = 0 ] && [ "${seen_u[$m]-}" != true ]; then
       echo "error: still schedulable after kubectl drain (its cordon failed)" >>"$pk_drain_out/$m.log"

@@ -19,7 +19,7 @@ import { readFileSync } from "fs";
 import { join } from "path";
 import { gzipSync } from "zlib";
 import { shellQuote } from "./quote";
-import { CORDONED_ANNOTATION, CRI_SOCKET_ANNOTATION, MANAGED_LABELS_ANNOTATION, annotationJsonpath } from "./kubectl";
+import { ADMIN_KUBECONFIG, CORDONED_ANNOTATION, CRI_SOCKET_ANNOTATION, MANAGED_LABELS_ANNOTATION, annotationJsonpath } from "./kubectl";
 import { KUBELET_FILES } from "../kubeadm/nodeFiles";
 
 /** Where pulumi-kubeadm keeps its own state on a node (run markers, logs, backups, the library). Mode 0700. */
@@ -32,25 +32,25 @@ export const LIBRARY_SOURCE: string = readFileSync(join(__dirname, "lib.sh"), "u
 export const LIBRARY_FIRST_LINE = "# pulumi-kubeadm's shell library: lib.sh of this package without its comments and blank lines";
 
 /**
- * `source` without its comment lines (first non-blank character `#`) and blank lines, under
- * {@link LIBRARY_FIRST_LINE}. Bash reads the same functions and statements (a unit test compares what
- * `declare -f` prints for both); lib.sh has no here-document, the one place where such a line would be
- * text rather than a comment.
+ * The lines of `source` without its comment lines (first non-blank character `#`) and blank lines.
+ * Bash reads the same functions and statements (a unit test compares what `declare -f` prints for
+ * both); lib.sh has no here-document, the one place where such a line would be text rather than a
+ * comment.
  */
-export function withoutComments(source: string): string {
-  const kept = source.split("\n").filter((line) => !/^\s*(#|$)/.test(line));
-  return [LIBRARY_FIRST_LINE, ...kept, ""].join("\n");
+export function withoutComments(source: string): string[] {
+  return source.split("\n").filter((line) => !/^\s*(#|$)/.test(line));
 }
 
 /**
  * The values lib.sh's functions take from this package's TypeScript, set when the library is loaded
- * (one source for both): the annotations this component reads and writes on Nodes (and the jsonpath of
- * its cordon mark, `PK_CORDON_MARK`), the jsonpath of the
+ * (one source for both): kubeadm's admin kubeconfig (`pk_kubectl`'s), the annotations this component
+ * reads and writes on Nodes (and the jsonpath of its cordon mark, `PK_CORDON_MARK`), the jsonpath of the
  * node-metadata step's one read (`.spec.unschedulable`, then the managed-labels, cri-socket and
  * cordon-mark annotations, `|` between them), and the kubelet files the upgrade step reports
  * (`PK_KUBELET_FILES`, an array).
  */
 export const LIBRARY_VALUES: string[] = [
+  `PK_ADMIN_KUBECONFIG=${shellQuote(ADMIN_KUBECONFIG)}`,
   `PK_KUBELET_FILES=(${Object.values(KUBELET_FILES).map(shellQuote).join(" ")})`,
   `PK_CRI_SOCKET_ANNOTATION=${shellQuote(CRI_SOCKET_ANNOTATION)}`,
   `PK_LABELS_ANNOTATION=${shellQuote(MANAGED_LABELS_ANNOTATION)}`,
@@ -62,8 +62,8 @@ export const LIBRARY_VALUES: string[] = [
 ];
 
 /**
- * The library as installed on a node: lib.sh without its comments ({@link withoutComments}), the
- * {@link LIBRARY_VALUES} after its first line. Every
+ * The library as installed on a node: {@link LIBRARY_FIRST_LINE}, the {@link LIBRARY_VALUES}, then
+ * lib.sh without its comments ({@link withoutComments}). Every
  * node's copy rides in the state twice (its prepare step's stdin, as input and as output), and the
  * engine writes the whole state after every resource operation; without its comments it packs to about
  * 11 KB, where lib.sh as written would take about 18 KB.
@@ -72,7 +72,7 @@ export const LIBRARY_TEXT: string = libraryText(LIBRARY_SOURCE);
 
 /** The library as installed made from a lib.sh text `source`: {@link LIBRARY_TEXT}'s recipe. */
 export function libraryText(source: string): string {
-  return withoutComments(source).replace(/\n/, `\n${LIBRARY_VALUES.join("\n")}\n`);
+  return [LIBRARY_FIRST_LINE, ...LIBRARY_VALUES, ...withoutComments(source), ""].join("\n");
 }
 
 /**

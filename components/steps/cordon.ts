@@ -11,7 +11,7 @@ export { CORDONED_ANNOTATION } from "../scripts/kubectl";
 
 /**
  * Shell lines that uncordon each of `members` that carries the mark and remove it (lib.sh's
- * pk_uncordon_marked, given the mark's annotation and jsonpath from the library's values): the members read in ONE kubectl call, then one `kubectl
+ * pk_uncordon_marked, which takes the mark's annotation and jsonpath from the library's values): the members read in ONE kubectl call, then one `kubectl
  * uncordon`, one read again (kubectl uncordon exits 0 when a patch fails) and one `kubectl annotate` for all
  * those marked, whatever their number (they were up to three calls per member); the mark never leaves a
  * Node that is still cordoned. A member the read missed, one still cordoned, or of a refused annotate, is
@@ -22,5 +22,5 @@ export { CORDONED_ANNOTATION } from "../scripts/kubectl";
  * nothing from stdin and writes no file.
  */
 export function uncordonLines(members: string[]): string[] {
-  return [`pk_uncordon_marked "$PK_CORDONED_ANNOTATION" "$PK_CORDON_MARK" ${members.map(shellQuote).join(" ")}`];
+  return [`pk_uncordon_marked ${members.map(shellQuote).join(" ")}`];
 }

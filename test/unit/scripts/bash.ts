@@ -73,7 +73,7 @@ export function sandbox(): { dir: string; bin: string; state: string; stub: (nam
  * An edited copy of the library (its paths pointed into a sandbox, say) in `dir`, for `withLibrary`; its
  * path, `<dir>/lib-<sha256 of the copy>.sh`, so copies edited differently in one dir stay apart.
  */
-export function libraryCopy(dir: string, edit: (text: string) => string): string {
+function libraryCopy(dir: string, edit: (text: string) => string): string {
   const text = edit(LIBRARY_TEXT);
   const p = join(dir, `lib-${createHash("sha256").update(text).digest("hex")}.sh`);
   writeFileSync(p, text);

@@ -13,7 +13,7 @@ import { encodeFileChanges, parseFileSnapshot } from "../../../components/script
 import { KUBELET_FILES, kubeletFileChanges, preUpgradeFileChanges } from "../../../components/kubeadm/nodeFiles";
 import { renderInstanceConfig } from "../../../components/kubeadm/instanceConfig";
 import { flagsEnv, kubeadmFiles, kubeletConfigYaml } from "../helpers/kubeadmFiles";
-import { libraryCopy, runBash, sandbox, kubeletScript } from "./bash";
+import { runBash, sandbox, sandboxed, kubeletScript } from "./bash";
 
 const CONTAINERD = "unix:///run/containerd/containerd.sock";
 const KUBELET_DIR = "/var/lib/kubelet";
@@ -39,9 +39,8 @@ test("kubelet unhealthy after its files changed in an upgrade with the gate in e
   box.stub("kubectl", "exit 1");
 
   const up = upgradeScripts({ node: "w1", version: "v1.34.2", apply: false, wanted: `node-local ${CONTAINERD}`, nodeLocalCriSocket: false }).create;
-  // The kubelet files' paths are in the script's text and in lib.sh's (PK_KUBELET_FILES, which pk_upgrade_step reports).
-  const lib = libraryCopy(box.dir, onNode);
-  const upgraded = runBash(onNode(up), { stdin: onNode(encodeFileChanges(preUpgradeFileChanges(true, CONTAINERD))), bin: box.bin, state: box.state, lib });
+  // The kubelet files' paths are in lib.sh's values too (PK_KUBELET_FILES, which pk_upgrade_step reports).
+  const upgraded = runBash(sandboxed(up, box.dir, onNode), { stdin: onNode(encodeFileChanges(preUpgradeFileChanges(true, CONTAINERD))), bin: box.bin, state: box.state });
   expect(upgraded.status).toBe(0);
   const asKubeadmLeftThem = {
     [KUBELET_FILES.instanceConfig]: renderInstanceConfig(CONTAINERD),

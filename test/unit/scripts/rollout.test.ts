@@ -11,7 +11,7 @@ import { nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
 import { upgradeScripts } from "../../../components/steps/upgrade";
 import { renderScript } from "../../../components/scripts/script";
 import { kubeadmFiles, snapshotOf } from "../helpers/kubeadmFiles";
-import { libraryCopy, runBash, sandbox, kubeletScript } from "./bash";
+import { runBash, sandbox, sandboxed, kubeletScript } from "./bash";
 
 const CONTAINERD = "unix:///run/containerd/containerd.sock";
 const CRIO = "unix:///var/run/crio/crio.sock";
@@ -202,7 +202,7 @@ function rules(target: string, kubelet: string, first: boolean, cluster: string,
   const k8s = join(box.dir, "k8s");
   runBash(`mkdir -p ${k8s} && ${member ? `touch ${k8s}/kubelet.conf` : "true"} && ${cluster !== "" && first ? `touch ${k8s}/admin.conf` : "true"}`);
   const script = renderScript("w-1", [`pk_version_rules ${target} '${kubelet}' ${first ? "yes" : "no"}`]);
-  return runBash(script, { bin: box.bin, state: box.state, lib: libraryCopy(box.dir, (lib) => lib.split("/etc/kubernetes").join(k8s)) });
+  return runBash(sandboxed(script, box.dir, (t) => t.split("/etc/kubernetes").join(k8s)), { bin: box.bin, state: box.state });
 }
 
 test("version rules on each node before anything changes: the cluster's step (first control-plane node), every kubelet's skew", () => {

@@ -79,7 +79,7 @@ test("a Node read once and then unreadable is not taken from the earlier read", 
   const c = nodesStub({ w1: { unschedulable: true } }, { downWhile: `${"/tmp"}/pk-down-${process.pid}` });
   const down = `/tmp/pk-down-${process.pid}`;
   const r = runBash(
-    withLibrary(`set -euo pipefail\nPK_NODE=cp1\nPK_LIB=x\nsource "$PK_LIB"\nmark='{.metadata.annotations.a}'\npk_read_seen "$mark" w1\necho "first [\${seen_u[w1]-unset}]"\ntouch ${down}\npk_read_seen "$mark" w1\nrm -f ${down}\necho "second [\${seen_u[w1]-unset}]"\n`, testLibrary()),
+    withLibrary(`set -euo pipefail\nPK_NODE=cp1\nPK_LIB=x\nsource "$PK_LIB"\npk_read_seen w1\necho "first [\${seen_u[w1]-unset}]"\ntouch ${down}\npk_read_seen w1\nrm -f ${down}\necho "second [\${seen_u[w1]-unset}]"\n`, testLibrary()),
     { bin: c.box.bin, state: c.box.state },
   );
   expect(r.stdout).toBe("first [true]\nsecond [unset]\n");

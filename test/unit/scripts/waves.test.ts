@@ -12,7 +12,7 @@ import { joinTokenScripts } from "../../../components/steps/joinToken";
 import { nodeMetadataLines, nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
 import { membersFileScripts } from "../../../components/scripts/members";
 import { renderScript } from "../../../components/scripts/script";
-import { libraryCopy, runBash, sandbox } from "./bash";
+import { runBash, sandbox, sandboxed } from "./bash";
 
 const TOKEN = "abcdef.0123456789abcdef";
 const HASH = `sha256:${"a".repeat(64)}`;
@@ -25,10 +25,10 @@ function box() {
   const calls = join(b.dir, "calls");
   b.stub("kubeadm", `echo "kubeadm $*" >>${calls}; echo "kubeadm join 10.0.0.1:6443 --token ${TOKEN} --discovery-token-ca-cert-hash ${HASH}"`);
   b.stub("kubectl", `shift 2; echo "kubectl $*" >>${calls}; if [ "$1" = get ] && [ "$4" = -o ]; then printf '%s' 'false||${CONTAINERD}|'; fi`);
-  const withAdmin = (script: string) => script.replace(/\[ -f \/etc\/kubernetes\/admin\.conf \] \|\|/g, "true ||");
-  // The check is in the scripts and in lib.sh's functions (pk_join_material) alike.
-  const lib = libraryCopy(b.dir, withAdmin);
-  const run = (script: string, stdin = "") => runBash(withAdmin(script), { bin: b.bin, state: b.state, stdin, lib });
+  // The admin kubeconfig a sandbox file, in the scripts and in lib.sh's functions (pk_join_material) alike.
+  const admin = join(b.dir, "admin.conf");
+  writeFileSync(admin, "");
+  const run = (script: string, stdin = "") => runBash(sandboxed(script, b.dir, (t) => t.split("/etc/kubernetes/admin.conf").join(admin)), { bin: b.bin, state: b.state, stdin });
   const log = () => (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean) : []);
   const claims = (scope: string) => (existsSync(join(b.state, "owners", scope)) ? readFileSync(join(b.state, "owners", scope), "utf8") : "");
   return { ...b, run, log, claims };
