@@ -24,7 +24,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as inputs from "@pulumi/command/types/input";
 import { remoteCommand } from "../scripts/script";
-import type { Step } from "../plan/steps";
+import { stepId, type Step } from "../plan/steps";
 import type { StepScripts } from "../scripts/types";
 import { combine } from "./combine";
 import { REMOTE_COMMAND_INPUTS, RemoteCommand } from "./remoteCommand";
@@ -96,6 +96,13 @@ export interface ValueScripts {
   /** Create, and update (pulumi-command runs the create when no update is set). */
   create: string;
   delete: string;
+  /** The resource name of the prepare step of the node they run on ({@link prepareStepName}): the step a missing library names. */
+  prepareStep: string;
+}
+
+/** The resource name of the prepare step of `node` in the Cluster named `clusterName` (`lab-cp-1-prepare`). */
+export function prepareStepName(clusterName: string, node: string): string {
+  return `${clusterName}-${stepId(node, "prepare")}`;
 }
 
 /**
@@ -125,7 +132,7 @@ export function valueCommand(
       stdin: value instanceof Promise ? value.then((v) => JSON.stringify(v)) : JSON.stringify(value),
       logging: "none",
       addPreviousOutputInEnv: false,
-      ...(scripts !== undefined ? { create: remoteCommand(scripts.create), delete: remoteCommand(scripts.delete) } : {}),
+      ...(scripts !== undefined ? valueScriptTexts(scripts) : {}),
     },
     {
       parent,
@@ -137,6 +144,11 @@ export function valueCommand(
       ...(retainOnDelete ? { retainOnDelete: true } : {}),
     },
   ));
+}
+
+/** A value command's create and delete texts (no values on their stdin: it is the recorded value). */
+function valueScriptTexts(scripts: ValueScripts): { create: string; delete: string } {
+  return { create: remoteCommand(scripts.create, false, scripts.prepareStep), delete: remoteCommand(scripts.delete, false, scripts.prepareStep) };
 }
 
 /**
@@ -166,14 +178,17 @@ function aliasesFor(formerNames: string[]): { aliases?: pulumi.Alias[] } {
   return formerNames.length > 0 ? { aliases: formerNames.map((name) => ({ name })) } : {};
 }
 
-/** The command text of a script (undefined stays undefined: no command). */
-function commandText(script: string | undefined): string | undefined {
-  return script === undefined ? undefined : remoteCommand(script, true);
-}
+/** A script's command text (undefined stays undefined: no command). */
+type CommandText = (script: string | undefined) => string | undefined;
 
-/** The command text of a script that may not be known yet (undefined stays undefined: no command). */
-function wrap<T extends string | undefined>(script: pulumi.Input<T>): pulumi.Input<T> {
-  return combine([script], ([s]) => commandText(s)) as pulumi.Input<T>;
+/**
+ * The command texts of a step that runs on `runsOn`: each script through `remoteCommand`, with its values
+ * on stdin and, as the script's `$1`, the resource name of the prepare step of `runsOn`, which a missing
+ * library names as the step to replace (scripts/library.ts).
+ */
+function commandTextOn(clusterName: string, runsOn: string): CommandText {
+  const prepare = prepareStepName(clusterName, runsOn);
+  return (script) => (script === undefined ? undefined : remoteCommand(script, true, prepare));
 }
 
 /**
@@ -206,6 +221,7 @@ function commandTexts(
   scripts: StepScriptInputs | LateStepScripts,
   createRuns: boolean | pulumi.Output<boolean> | undefined,
   createKept: boolean,
+  commandText: CommandText,
 ): { create: pulumi.Input<string | undefined>; update: pulumi.Input<string | undefined> | undefined; delete?: pulumi.Input<string | undefined> } {
   if ("all" in scripts) {
     const all = scripts.all;
@@ -218,6 +234,8 @@ function commandTexts(
       ...(scripts.withDelete ? { delete: all.apply((x) => commandText(x.delete)) } : {}),
     };
   }
+  /** The command text of a script that may not be known yet. */
+  const wrap = <T extends string | undefined>(script: pulumi.Input<T>): pulumi.Input<T> => combine([script], ([x]) => commandText(x)) as pulumi.Input<T>;
   const del = scripts.delete !== undefined ? { delete: wrap(scripts.delete) } : {};
   if (createRuns !== undefined) {
     return {
@@ -270,7 +288,7 @@ export function stepCommand(
       { parent, retainOnDelete: true, ignoreChanges: [...REMOTE_COMMAND_INPUTS], ...aliases },
     ));
   }
-  const texts = commandTexts(a.scripts, a.createRuns, a.ignoreChanges?.includes("create") === true);
+  const texts = commandTexts(a.scripts, a.createRuns, a.ignoreChanges?.includes("create") === true, commandTextOn(clusterName, a.step.runsOn));
   if (a.triggers !== undefined && texts.delete !== undefined) {
     throw new Error(`${a.step.id}: a step with a delete must never be replaced, so it takes no triggers`);
   }

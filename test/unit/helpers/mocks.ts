@@ -60,11 +60,19 @@ export function plain(value: unknown): unknown {
   return value;
 }
 
+/**
+ * The bash script inside a command text made by `remoteCommand` (its single quoting undone), and the
+ * script's arguments (the prepare step's resource name, when the text gives it).
+ */
+export function commandParts(commandText: string): { script: string; args: string[] } {
+  const m = /bash -c '([\s\S]*)' pulumi-kubeadm(?: '([^']*)')?$/.exec(commandText);
+  if (!m) throw new Error(`not a pulumi-kubeadm command: ${commandText.slice(0, 60)}`);
+  return { script: (m[1] as string).split(`'\\''`).join("'"), args: m[2] !== undefined ? [m[2]] : [] };
+}
+
 /** The bash script inside a command text made by `remoteCommand` (its single quoting undone). */
 export function scriptOf(commandText: string): string {
-  const m = /bash -c '([\s\S]*)' pulumi-kubeadm$/.exec(commandText);
-  if (!m) throw new Error(`not a pulumi-kubeadm command: ${commandText.slice(0, 60)}`);
-  return (m[1] as string).split(`'\\''`).join("'");
+  return commandParts(commandText).script;
 }
 
 /** The data part of a step's stdin: what follows the values it shows (`stdinWithValues`), which the script never sees. */

@@ -111,13 +111,14 @@ export function sandboxed(script: string, dir: string, rewrite: (text: string) =
 /**
  * Run `script` with bash; PK_STATE_DIR is pointed at `state`, `bin` is put first on PATH, and PK_LIB at
  * `lib` (default: a copy of lib.sh in the temp dir, as a node's prepare step would have installed it).
+ * `args`: the script's positional parameters (`remoteCommand` gives the prepare step's name as `$1`).
  */
-export function runBash(script: string, opts: { stdin?: string; bin?: string; state?: string; wrap?: string[]; lib?: string } = {}): BashResult {
+export function runBash(script: string, opts: { stdin?: string; bin?: string; state?: string; wrap?: string[]; lib?: string; args?: string[] } = {}): BashResult {
   // A script already pointed at a copy (withLibrary) keeps it unless `lib` is given.
   let text = opts.lib !== undefined || script.includes(`\nPK_LIB=${LIBRARY_PATH}\n`) ? withLibrary(script, opts.lib) : script;
   if (opts.state) text = text.replace(/^PK_STATE_DIR=.*$/m, `PK_STATE_DIR=${opts.state}`);
   const env = { ...process.env, PATH: `${opts.bin ? `${opts.bin}:` : ""}${process.env.PATH}` };
-  const [cmd, ...args] = [...(opts.wrap ?? []), "bash", "-c", text, "test"];
+  const [cmd, ...args] = [...(opts.wrap ?? []), "bash", "-c", text, "test", ...(opts.args ?? [])];
   const r = spawnSync(cmd as string, args, { input: opts.stdin ?? "", env, encoding: "utf8", timeout: 30000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

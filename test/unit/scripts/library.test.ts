@@ -14,6 +14,7 @@ import { STEP_SETTINGS } from "../helpers/fixtures";
 import { remoteCommand } from "../../../components/scripts/script";
 import { libraryText, LIBRARY_FIRST_LINE, LIBRARY_PACKED, LIBRARY_SOURCE, LIBRARY_TEXT, LIBRARY_VALUES } from "../../../components/scripts/library";
 import { runBash, sandbox } from "./bash";
+import { scriptOf } from "../helpers/mocks";
 
 const SPEC = {
   kubernetesVersion: "v1.34.2",
@@ -180,11 +181,6 @@ test("every step runs after the prepare step of the node it runs on (which insta
 
 function prepareCreate(): string {
   return commandTexts().texts.get("w-1-prepare")?.[0] as string;
-}
-
-function scriptOf(commandText: string): string {
-  const m = /bash -c '([\s\S]*)' pulumi-kubeadm$/.exec(commandText);
-  return (m?.[1] as string).split(`'\\''`).join("'");
 }
 
 test("prepare installs the library atomically at its content-addressed path (0600), and a later step loads it from there", () => {
