@@ -22,17 +22,20 @@ test("median, spread and paired ratios", () => {
   expect(() => pairedRatios([1], [0])).toThrow(/floor of run 1 is 0/);
 });
 
-test("options: every scenario by default; --only, --runs, --standin; bad values refused", () => {
+test("options: every scenario by default; --only, --runs, --standin, --parallel, --joins; bad values refused", () => {
   expect(parseOptions([])).toMatchObject({ json: false, only: [...SCENARIOS], runs: 3, evalSizes: [10, 100, 1000], evalArgs: "config", workers: 20, standin: "bundle" });
   expect(parseOptions(["--eval-args", "output"]).evalArgs).toBe("output");
   expect(() => parseOptions(["--eval-args", "yaml"])).toThrow(/not config or output/);
-  expect(parseOptions(["--json", "--only", "eval", "--runs=5", "--standin", "tsx", "--parallel", "32"])).toMatchObject({
+  expect(parseOptions(["--json", "--only", "eval", "--runs=5", "--standin", "tsx", "--parallel", "32", "--joins", "20"])).toMatchObject({
     json: true,
     only: ["eval"],
     runs: 5,
     standin: "tsx",
     parallel: 32,
+    joins: 20,
   });
+  expect(parseOptions([]).joins).toBeUndefined();
+  expect(() => parseOptions(["--joins", "0"])).toThrow(/--joins: "0" is not a positive integer/);
   expect(() => parseOptions(["--only", "fast"])).toThrow(/unknown scenario "fast"/);
   expect(() => parseOptions(["--runs", "0"])).toThrow(/--runs: "0" is not a positive integer/);
   expect(() => parseOptions(["--standin", "go"])).toThrow(/not bundle or tsx/);

@@ -101,7 +101,7 @@ export async function runRepetition(index: number, c: BenchCluster, o: BenchOpti
   // New nodes at FROM, no stack state; returns the stack file (at FROM: upgrades change it).
   const fresh = async (side: string): Promise<string> => {
     say1(`${side}: starting ${c.controlPlanes + c.workers} nodes ...`);
-    const stack = writeBenchStack("bench", c, FROM);
+    const stack = writeBenchStack("bench", c, FROM, o.joins !== undefined ? { "kubeadm:maxConcurrentJoins": o.joins } : {});
     await benchLabUp(stack, PROVISION_DURATIONS, o.standin);
     return stack;
   };

@@ -32,6 +32,7 @@ async function main(): Promise<void> {
       runs: o.runs,
       standin: o.standin,
       engine_parallel: o.parallel ?? "the CLI's default (4 x CPUs)",
+      max_concurrent_joins: o.joins ?? "the component's default (10)",
       calibration_samples_per_run: CALIBRATION_SAMPLES,
     },
   };

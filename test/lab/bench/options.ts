@@ -26,12 +26,14 @@ export interface BenchOptions {
   standin: StandinLauncher;
   /** `pulumi up --parallel`; default unset: the CLI's own default (4 x CPUs). */
   parallel?: number;
+  /** The stack's `maxConcurrentJoins`; default unset: the component's default (10). */
+  joins?: number;
 }
 
 /** The usage line. */
 export const USAGE =
   `usage: npm run bench -- [--json] [--only ${SCENARIOS.join(",")}] [--runs 3] [--eval-sizes 10,100,1000] [--eval-args config|output] ` +
-  "[--workers 20] [--standin bundle|tsx] [--parallel N]";
+  "[--workers 20] [--standin bundle|tsx] [--parallel N] [--joins N]";
 
 function positive(flag: string, v: string | undefined): number {
   const n = Number(v);
@@ -64,6 +66,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       o.evalArgs = v;
     } else if (flag === "--workers") o.workers = positive(flag, value());
     else if (flag === "--parallel") o.parallel = positive(flag, value());
+    else if (flag === "--joins") o.joins = positive(flag, value());
     else if (flag === "--standin") {
       const v = value();
       if (v !== "bundle" && v !== "tsx") throw new Error(`--standin: ${JSON.stringify(v)} is not bundle or tsx\n${USAGE}`);
