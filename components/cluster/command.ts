@@ -24,7 +24,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as inputs from "@pulumi/command/types/input";
 import { remoteCommand } from "../scripts/script";
-import { stepId, type Step } from "../plan/steps";
+import type { Step } from "../plan/steps";
 import type { StepScripts } from "../scripts/types";
 import { combine } from "./combine";
 import { REMOTE_COMMAND_INPUTS, RemoteCommand } from "./remoteCommand";
@@ -96,13 +96,8 @@ export interface ValueScripts {
   /** Create, and update (pulumi-command runs the create when no update is set). */
   create: string;
   delete: string;
-  /** The resource name of the prepare step of the node they run on ({@link prepareStepName}): the step a missing library names. */
-  prepareStep: string;
-}
-
-/** The resource name of the prepare step of `node` in the Cluster named `clusterName` (`lab-cp-1-prepare`). */
-export function prepareStepName(clusterName: string, node: string): string {
-  return `${clusterName}-${stepId(node, "prepare")}`;
+  /** The node they run on: a missing library names its prepare step (`remoteCommand`'s `runsOn`). */
+  runsOn: string;
 }
 
 /**
@@ -148,7 +143,7 @@ export function valueCommand(
 
 /** A value command's create and delete texts (no values on their stdin: it is the recorded value). */
 function valueScriptTexts(scripts: ValueScripts): { create: string; delete: string } {
-  return { create: remoteCommand(scripts.create, false, scripts.prepareStep), delete: remoteCommand(scripts.delete, false, scripts.prepareStep) };
+  return { create: remoteCommand(scripts.create, false, scripts.runsOn), delete: remoteCommand(scripts.delete, false, scripts.runsOn) };
 }
 
 /**
@@ -183,12 +178,11 @@ type CommandText = (script: string | undefined) => string | undefined;
 
 /**
  * The command texts of a step that runs on `runsOn`: each script through `remoteCommand`, with its values
- * on stdin and, as the script's `$1`, the resource name of the prepare step of `runsOn`, which a missing
- * library names as the step to replace (scripts/library.ts).
+ * on stdin and `runsOn` as the script's `$1`, whose prepare step a missing library names as the step to
+ * replace (scripts/library.ts).
  */
-function commandTextOn(clusterName: string, runsOn: string): CommandText {
-  const prepare = prepareStepName(clusterName, runsOn);
-  return (script) => (script === undefined ? undefined : remoteCommand(script, true, prepare));
+function commandTextOn(runsOn: string): CommandText {
+  return (script) => (script === undefined ? undefined : remoteCommand(script, true, runsOn));
 }
 
 /**
@@ -288,7 +282,7 @@ export function stepCommand(
       { parent, retainOnDelete: true, ignoreChanges: [...REMOTE_COMMAND_INPUTS], ...aliases },
     ));
   }
-  const texts = commandTexts(a.scripts, a.createRuns, a.ignoreChanges?.includes("create") === true, commandTextOn(clusterName, a.step.runsOn));
+  const texts = commandTexts(a.scripts, a.createRuns, a.ignoreChanges?.includes("create") === true, commandTextOn(a.step.runsOn));
   if (a.triggers !== undefined && texts.delete !== undefined) {
     throw new Error(`${a.step.id}: a step with a delete must never be replaced, so it takes no triggers`);
   }

@@ -24,7 +24,7 @@
  * do that at run time.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { prepareStepName, valueCommand, type ValueScripts } from "./command";
+import { valueCommand, type ValueScripts } from "./command";
 import { membersFileScripts } from "../scripts/members";
 import type * as inputs from "@pulumi/command/types/input";
 import type { ValidCluster } from "../kubeadm/types";
@@ -105,7 +105,7 @@ export function records(
   const membersName = `${clusterName}-members`;
   // The record also keeps the list of nodes on the first control-plane node (scripts/members.ts), the
   // same scripts at preview and at up (so an unchanged cluster previews no change).
-  const listed = { scripts: { ...membersFileScripts(first ?? "", membersName, cluster.nodes.map((n) => n.name)), prepareStep: prepareStepName(clusterName, first ?? "") }, retainOnDelete };
+  const listed = { scripts: { ...membersFileScripts(first ?? "", membersName, cluster.nodes.map((n) => n.name)), runsOn: first ?? "" }, retainOnDelete };
   const initNode = init.apply((v) => (typeof v === "string" ? v : undefined));
   if (!pulumi.runtime.isDryRun()) {
     return {

@@ -123,15 +123,15 @@ export function libraryInstallLines(): string[] {
  * (the machine was reinstalled, or /var/lib/pulumi-kubeadm removed, after the node's prepare step ran)
  * the step fails, changing nothing, naming the node, the file and what to do: run the prepare step of
  * the node the step runs on again, which installs it (the first control-plane node, for the steps that
- * run there for another node: `PK_NODE`, which the message names, is the node the step is about). That
- * step is named by its resource name, the script's `$1` (`remoteCommand`'s `prepareStep`), or in words
- * when the script has none. (Installing it here instead would put the library back into every
+ * run there for another node: `PK_NODE`, which the message names, is the node the step is about). The
+ * node it runs on is the script's `$1` (`remoteCommand`'s `runsOn`: every command text the component
+ * makes gives it); a script run without it says "the node this step runs on". (Installing it here instead would put the library back into every
  * command, which is what this module avoids; the message is short for the same reason: every step's
  * create, update and delete carry it, in the state twice.)
  */
 export function libraryLoadLines(): string[] {
   return [
-    `[ -f "$PK_LIB" ] || ${failLine(`"$PK_LIB missing on $(uname -n), nothing changed: pulumi up --replace <URN of \${1:-the prepare step of the node this step runs on}>, then pulumi up"`)}`,
+    `[ -f "$PK_LIB" ] || ${failLine(`"$PK_LIB missing on $(uname -n), nothing changed: pulumi up --replace <URN of the prepare step of \${1:-the node this step runs on}>, then pulumi up"`)}`,
     `. "$PK_LIB"`,
   ];
 }

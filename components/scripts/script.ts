@@ -61,12 +61,13 @@ export function stdinWithValues(title: string, values: Array<[string, string]>, 
  * The command text for `command.remote.Command`: the script as one quoted argument to `bash -c`, run
  * through `sudo -n` when the SSH user is not root. Secrets never go in here: they go on stdin. With
  * `valuesOnStdin`, the login shell first reads stdin up to the `---` line ({@link stdinWithValues}).
- * @param prepareStep the resource name of the prepare step of the node the command runs on
- *   (`lab-cp-1-prepare`), given to the script as `$1`: the step a missing library names
- *   (`libraryLoadLines`). Unset: no argument, and that message names the step in words.
+ * @param runsOn the node the command runs on (`cp-1`), given to the script as `$1`: a missing library
+ *   names its prepare step as the one to replace (`libraryLoadLines`). The node's name, not the step's
+ *   resource name, so that a renamed Cluster (aliases) changes no command text. Unset: no argument, and
+ *   that message says "the node this step runs on".
  */
-export function remoteCommand(script: string, valuesOnStdin = false, prepareStep?: string): string {
+export function remoteCommand(script: string, valuesOnStdin = false, runsOn?: string): string {
   const skip = valuesOnStdin ? `while IFS= read -r pk_line && [ "$pk_line" != '${VALUES_END}' ]; do :; done; ` : "";
-  const arg = prepareStep !== undefined ? ` ${shellQuote(prepareStep)}` : "";
+  const arg = runsOn !== undefined ? ` ${shellQuote(runsOn)}` : "";
   return `${skip}exec $([ "$(id -u)" -eq 0 ] || echo sudo -n) bash -c ${shellQuote(script)} pulumi-kubeadm${arg}`;
 }

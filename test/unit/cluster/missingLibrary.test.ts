@@ -1,7 +1,8 @@
 /**
  * A step that finds no shell library on its machine fails before doing anything, and its message names
- * the resource to replace: the prepare step of the node the step RUNS ON (the first control-plane node
- * for the steps that run there for another node), which every command text gives its script as `$1`.
+ * what to replace: the prepare step of the node the step RUNS ON (the first control-plane node for the
+ * steps that run there for another node), which every command text gives its script as `$1`, by the
+ * node's name: a renamed Cluster changes no command text.
  */
 import { commandParts, installMocks, plain, registrations, settled, valueOf } from "../helpers/mocks";
 import { clusterArgs } from "../helpers/fixtures";
@@ -18,11 +19,11 @@ beforeAll(async () => {
 });
 
 /** Every Command the cluster registered: its name, the node its connection dials, its command texts. */
-async function commands(): Promise<Array<{ name: string; runsOn: string; texts: string[] }>> {
+async function commands(name = "c", opts: import("@pulumi/pulumi").ComponentResourceOptions = {}): Promise<Array<{ name: string; runsOn: string; texts: string[] }>> {
   const args = clusterArgs();
   const hosts = new Map(args.nodes.map((n) => [n.host as string, n.name as string]));
   const from = registrations.length;
-  const c = new Cluster("c", args);
+  const c = new Cluster(name, args, opts);
   await valueOf(c.nodes);
   await settled();
   return registrations
@@ -35,24 +36,33 @@ async function commands(): Promise<Array<{ name: string; runsOn: string; texts: 
     });
 }
 
-test("every command text gives its script the prepare step of the node it runs on", async () => {
+test("every command text gives its script the node it runs on", async () => {
   const all = await commands();
   const withTexts = all.filter((c) => c.texts.length > 0);
   // Steps on the nodes, steps on the first control-plane node for other nodes, the members record.
   expect(withTexts.length).toBeGreaterThan(30);
   for (const c of withTexts) {
-    for (const t of c.texts) expect({ name: c.name, args: commandParts(t).args }).toEqual({ name: c.name, args: [`c-${c.runsOn}-prepare`] });
+    for (const t of c.texts) expect({ name: c.name, args: commandParts(t).args }).toEqual({ name: c.name, args: [c.runsOn] });
   }
   // A step about a worker that runs on the first control-plane node names that node's prepare step.
   const metadata = all.find((c) => c.name === "c-w1-node-metadata");
   expect(metadata?.runsOn).toBe("cp1");
 });
 
+test("a renamed Cluster (aliases) changes no command text: only the steps that record their owner update", async () => {
+  const before = new Map((await commands("c")).map((c) => [c.name.replace(/^c-/, ""), c.texts]));
+  const after = await commands("renamed", { aliases: [{ name: "c" }] });
+  const changed = after.filter((c) => JSON.stringify(c.texts) !== JSON.stringify(before.get(c.name.replace(/^renamed-/, "")))).map((c) => c.name.replace(/^renamed-/, ""));
+  // The node's own prepare, upgrade and kubelet steps and the rollout batches' steps keep their texts.
+  for (const kept of ["w1-prepare", "w1-upgrade", "w1-kubelet", "cp1-upgrade", "batch_1-drain"]) expect(changed).not.toContain(kept);
+  expect(changed).toContain("w1-join");
+});
+
 test.each([
-  ["c-w1-node-metadata", "w1", "c-cp1-prepare"],
-  ["c-w1-kubelet", "w1", "c-w1-prepare"],
-  ["c-members", "cp1", "c-cp1-prepare"],
-])("%s with no library fails before doing anything, naming %s and the replace of %s", async (name, node, prepare) => {
+  ["c-w1-node-metadata", "w1", "cp1"],
+  ["c-w1-kubelet", "w1", "w1"],
+  ["c-members", "cp1", "cp1"],
+])("%s with no library fails before doing anything, naming %s and the replace of the prepare step of %s", async (name, node, runsOn) => {
   const box = sandbox();
   const lib = join(box.state, "lib", `${LIBRARY_SHA256}.sh`);
   box.stub("kubectl", `touch ${join(box.dir, "ran")}`);
@@ -61,6 +71,6 @@ test.each([
   const { script, args } = commandParts(c?.texts[0] as string);
   const r = runBash(script, { state: box.state, lib, bin: box.bin, args, stdin: "unix:///run/containerd/containerd.sock\n" });
   expect(r.status).toBe(1);
-  expect(r.stderr).toMatch(new RegExp(`^pulumi-kubeadm: node ${node}: ${lib.replace(/[.]/g, "\\.")} missing on \\S+, nothing changed: pulumi up --replace <URN of ${prepare}>, then pulumi up\n$`));
+  expect(r.stderr).toMatch(new RegExp(`^pulumi-kubeadm: node ${node}: ${lib.replace(/[.]/g, "\\.")} missing on \\S+, nothing changed: pulumi up --replace <URN of the prepare step of ${runsOn}>, then pulumi up\n$`));
   expect(existsSync(join(box.dir, "ran"))).toBe(false);
 });
