@@ -125,13 +125,16 @@ export function libraryInstallLines(): string[] {
  * the node the step runs on again, which installs it (the first control-plane node, for the steps that
  * run there for another node: `PK_NODE`, which the message names, is the node the step is about). The
  * node it runs on is the script's `$1` (`remoteCommand`'s `runsOn`: every command text the component
- * makes gives it); a script run without it says "the node this step runs on". (Installing it here instead would put the library back into every
+ * makes gives it), which the message names as the machine and in the resource to replace
+ * (`<cluster>-cp-1-prepare`, the Cluster's name left as `<cluster>` so that a renamed Cluster changes no
+ * text); a script run without it names the machine by `uname -n` and the node as "the node this step
+ * runs on". That run of `pulumi up` reinstalls the library and runs the steps waiting for it. (Installing it here instead would put the library back into every
  * command, which is what this module avoids; the message is short for the same reason: every step's
  * create, update and delete carry it, in the state twice.)
  */
 export function libraryLoadLines(): string[] {
   return [
-    `[ -f "$PK_LIB" ] || ${failLine(`"$PK_LIB missing on $(uname -n), nothing changed: pulumi up --replace <URN of the prepare step of \${1:-the node this step runs on}>, then pulumi up"`)}`,
+    `[ -f "$PK_LIB" ] || ${failLine(`"$PK_LIB missing on \${1:-$(uname -n)}, nothing changed: pulumi up --replace '<URN of <cluster>-\${1:-<the node this step runs on>}-prepare>' installs it again and finishes the work"`)}`,
     `. "$PK_LIB"`,
   ];
 }

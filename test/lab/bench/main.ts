@@ -12,13 +12,20 @@ import { CALIBRATION_SAMPLES, FROM, PROVISION_DURATIONS, Repetition, UPGRADES, U
 import { runEval } from "./eval";
 import { BenchCluster, benchLabDown } from "./lab";
 import { machine } from "./machine";
-import { parseOptions } from "./options";
+import { parseOptions, type BenchOptions } from "./options";
 import { renderReport } from "./report";
 import { BenchResult, clusterResult } from "./result";
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const o = parseOptions(argv);
+  let o: BenchOptions;
+  try {
+    o = parseOptions(argv);
+  } catch (e) {
+    // A bad argument: its message and the usage, without a stack trace.
+    process.stderr.write(`bench: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(2);
+  }
   const say = (l: string): void => void process.stderr.write(`bench ${new Date().toISOString().slice(11, 19)}: ${l}\n`);
   const c: BenchCluster = { controlPlanes: 3, workers: o.workers };
   const result: BenchResult = {

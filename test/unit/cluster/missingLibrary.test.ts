@@ -62,7 +62,7 @@ test.each([
   ["c-w1-node-metadata", "w1", "cp1"],
   ["c-w1-kubelet", "w1", "w1"],
   ["c-members", "cp1", "cp1"],
-])("%s with no library fails before doing anything, naming %s and the replace of the prepare step of %s", async (name, node, runsOn) => {
+])("%s with no library fails before doing anything, naming %s, the machine %s and the replace of its prepare step", async (name, node, runsOn) => {
   const box = sandbox();
   const lib = join(box.state, "lib", `${LIBRARY_SHA256}.sh`);
   box.stub("kubectl", `touch ${join(box.dir, "ran")}`);
@@ -71,6 +71,6 @@ test.each([
   const { script, args } = commandParts(c?.texts[0] as string);
   const r = runBash(script, { state: box.state, lib, bin: box.bin, args, stdin: "unix:///run/containerd/containerd.sock\n" });
   expect(r.status).toBe(1);
-  expect(r.stderr).toMatch(new RegExp(`^pulumi-kubeadm: node ${node}: ${lib.replace(/[.]/g, "\\.")} missing on \\S+, nothing changed: pulumi up --replace <URN of the prepare step of ${runsOn}>, then pulumi up\n$`));
+  expect(r.stderr).toMatch(new RegExp(`^pulumi-kubeadm: node ${node}: ${lib.replace(/[.]/g, "\\.")} missing on ${runsOn}, nothing changed: pulumi up --replace '<URN of <cluster>-${runsOn}-prepare>' installs it again and finishes the work\n$`));
   expect(existsSync(join(box.dir, "ran"))).toBe(false);
 });

@@ -219,6 +219,6 @@ test("a step that finds no library fails before doing anything, naming the node,
   box.stub("kubectl", `touch ${join(box.dir, "ran")}`);
   const r = runBash(scriptOf((texts.get("w-1-node-metadata") as string[])[0] as string), { state: box.state, lib, bin: box.bin, stdin: "unix:///var/run/crio/crio.sock\n" });
   expect(r.status).toBe(1);
-  expect(r.stderr).toMatch(new RegExp(`^pulumi-kubeadm: node w-1: ${lib.replace(/[.]/g, "\\.")} missing on \\S+, nothing changed: pulumi up --replace <URN of the prepare step of the node this step runs on>, then pulumi up\n$`));
+  expect(r.stderr).toMatch(new RegExp(`^pulumi-kubeadm: node w-1: ${lib.replace(/[.]/g, "\\.")} missing on \\S+, nothing changed: pulumi up --replace '<URN of <cluster>-<the node this step runs on>-prepare>' installs it again and finishes the work\n$`));
   expect(existsSync(join(box.dir, "ran"))).toBe(false);
 });
