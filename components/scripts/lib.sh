@@ -665,7 +665,9 @@ pk_exit_if_still_wanted() {
 # label` that removes the managed labels (MANAGED: the wanted keys, sorted, comma-separated) no longer
 # wanted and sets KEY=VALUE...; one `kubectl annotate` for the managed-labels record, the mark (removed)
 # and the cri-socket annotation: removed with NODELOCAL yes, else set to the endpoint read as ONE line
-# from stdin. Nothing written when nothing differs. Calls for several Nodes may follow each other in one
+# from stdin. The annotate runs only when an annotation differs; the label runs whenever labels are
+# wanted or dropped (the read does not fetch their values: the same values change nothing, and kubectl
+# says "not labeled"). Calls for several Nodes may follow each other in one
 # script, each reading its own endpoint line, in order (the join waves' node-metadata).
 pk_node_metadata() {
   local node=$1 nodelocal=$2 managed=$3 endpoint="" seen unschedulable previous cri cordoned key

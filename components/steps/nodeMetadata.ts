@@ -60,8 +60,8 @@ export interface NodeMetadataInput {
  * keeps the mark); one
  * `kubectl label` that removes the labels it set before and no longer wants (recorded in the
  * `kubeadm.pulumi.com/labels` annotation) and sets the wanted ones; one `kubectl annotate` for that
- * record, the cordon mark (removed) and the cri-socket annotation (removed, or set to the node's endpoint). Nothing is written
- * when nothing differs. Then a claim naming this resource (create: `pk_claim`; update: `pk_claim_once`).
+ * record, the cordon mark (removed) and the cri-socket annotation (removed, or set to the node's endpoint), only
+ * when one of them differs (the label runs whenever labels are wanted or dropped). Then a claim naming this resource (create: `pk_claim`; update: `pk_claim_once`).
  * Delete (the node leaves the cluster; `drainOnDelete`): drain it, only when this resource drops the
  * last claim (never on a rename or a replacement) and while the cluster and the Node exist.
  */
@@ -104,7 +104,8 @@ export interface NodeMetadataEdits {
  * fails the step, keeping its mark), one `kubectl label` (dropped managed
  * labels removed, wanted ones set), one `kubectl annotate` (the managed-labels record, the cordon mark
  * removed, the cri-socket annotation removed or set to the endpoint read as ONE line from stdin when
- * `nodeLocalCriSocket` is false). Nothing is written when nothing differs. Fails (pk_fail) when the Node
+ * `nodeLocalCriSocket` is false). The annotate runs only when an annotation differs; the label whenever
+ * labels are wanted or dropped (their values are not read: the same values change nothing). Fails (pk_fail) when the Node
  * is not registered, kubectl could not uncordon it, or the endpoint line is not a unix:// endpoint. Lines for several nodes may follow
  * each other in one script (each reads its own endpoint line, in order): the join waves' `node-metadata`.
  */
