@@ -288,9 +288,18 @@ export function cordonedNodes(): { unschedulable: string[]; marked: string[] } {
   };
 }
 
-/** Expects the run to have succeeded: `ok`, no error, no failed resource (each named with its error). */
+/**
+ * Expects the run to have succeeded: `ok`, no error, no failed resource (each named with its error). A
+ * failed run also shows the end of the CLI's own error text, which says what failed when no resource
+ * did (an engine or plugin error: the diagnostics then say only "update failed").
+ */
 export function ok(result: E2eRun): void {
-  expect({ ok: result.ok, errors: result.errors, failed: result.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`) }).toEqual({ ok: true, errors: [], failed: [] });
+  expect({
+    ok: result.ok,
+    errors: result.errors,
+    failed: result.resources.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`),
+    cli: result.ok ? undefined : (result.engine.error ?? "").slice(-3000),
+  }).toEqual({ ok: true, errors: [], failed: [] });
 }
 
 /** Everything a run said: the CLI's output and the engine's diagnostics, one text. */
