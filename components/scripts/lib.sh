@@ -574,19 +574,26 @@ pk_kubeadm_rerun_refused() {
 # `kubeadm ACTION --config` once (pk_run_once), the configuration from stdin into
 # /etc/kubernetes/pulumi-kubeadm/kubeadm-ACTION.yaml (0600; removed after success unless KEEP is yes); a
 # failed earlier run is reset first (kubeadm reset --cri-socket CRISOCKET) where the node was clean before
-# it; a new attempt with join material past its lifetime (the configuration's first line) fails naming
-# the resource MATERIAL made it (empty: no such line); the version the configuration names recorded. With
-# UPDATE yes, refused first on a node with no record of the run or no kubeadm state.
+# it, and so is one that did not finish (its process gone with no exit status: killed, or the machine
+# restarted) and left kubeadm state; a new attempt with join material past its lifetime (the
+# configuration's first line) fails naming the resource MATERIAL made it (empty: no such line); the
+# version the configuration names recorded. With UPDATE yes, refused first on a node with no record of
+# the run or no kubeadm state.
 pk_kubeadm_once() {
-  local action=$1 cri=$2 keep=$3 material=$4 update=$5 run file tmp valid made
+  local action=$1 cri=$2 keep=$3 material=$4 update=$5 run file tmp valid made pid="" started=""
   run=$PK_STATE_DIR/run/$action
   file=/etc/kubernetes/pulumi-kubeadm/kubeadm-$action.yaml
   if [ "$update" = yes ] && { [ ! -e "$run" ] || { [ -f "$run/done" ] && pk_kubeadm_clean; }; }; then pk_fail "$(pk_kubeadm_rerun_refused "$action")"; fi
   if [ ! -f "$run/done" ]; then
+    if [ -f "$run/pid" ]; then read -r pid started <"$run/pid" || true; fi
     if [ -f "$run/rc" ] && [ "$(cat "$run/rc")" != 0 ] && [ -f "$run/clean-before" ]; then
       printf 'pulumi-kubeadm: node %s: the last kubeadm %s failed; kubeadm reset before trying again\n' "$PK_NODE" "$action" >&2
       kubeadm reset -f --cri-socket "$cri" >&2 || pk_fail "kubeadm reset after the failed $action failed"
       rm -f "$run/rc" "$run/pid"
+    elif [ ! -f "$run/rc" ] && [ -f "$run/clean-before" ] && ! { [ -n "$pid" ] && pk_alive "$pid" "$started"; } && ! pk_kubeadm_clean; then
+      printf 'pulumi-kubeadm: node %s: the last kubeadm %s did not finish (its process is gone: killed, or the machine restarted); kubeadm reset before trying again\n' "$PK_NODE" "$action" >&2
+      kubeadm reset -f --cri-socket "$cri" >&2 || pk_fail "kubeadm reset after the unfinished $action failed"
+      rm -f "$run/pid"
     elif [ ! -f "$run/pid" ] && pk_kubeadm_clean; then
       mkdir -p "$run" && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/run" "$run" && touch "$run/clean-before"
     fi

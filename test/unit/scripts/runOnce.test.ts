@@ -166,6 +166,27 @@ test("a session killed mid-join: kubeadm carries on detached, and the re-run wai
   expect(count()).toBe(1);
 });
 
+test.each([
+  ["the session saw it die (no pid record left)", false],
+  ["the session died with it (a stale pid record)", true],
+])("kubeadm killed mid-join after it left kubeadm state, %s: the re-run resets the node, which was clean before, then joins", (_what, stalePid) => {
+  // The first join leaves kubelet.conf, then its runner and itself are killed: no exit status is written.
+  const once = join(sandbox().dir, "once");
+  const { box, script, calls } = setup(
+    `[ "$1" = reset ] && { rm -f "$(dirname "$0")/../k8s/kubelet.conf"; exit 0; }\nif [ -f ${once} ]; then exit 0; fi\ntouch ${once}\nkill -9 $PPID; kill -9 $$`,
+    true,
+  );
+  const first = runBash(script, { stdin: "x: 1\n", bin: box.bin, state: box.state });
+  expect({ status: first.status, calls: calls().map((c) => c.split(" ")[0]) }).toEqual({ status: 1, calls: ["join"] });
+  expect(first.stderr).toContain("join was killed before it finished");
+  expect(existsSync(join(box.dir, "k8s", "kubelet.conf"))).toBe(true);
+  // A pid record of a process that is gone (pid 1's start time is not this one's).
+  if (stalePid) writeFileSync(join(box.state, "run", "join", "pid"), "1 0\n");
+  const again = runBash(script, { stdin: "x: 1\n", bin: box.bin, state: box.state });
+  expect({ status: again.status, calls: calls().map((c) => c.split(" ")[0]) }).toEqual({ status: 0, calls: ["join", "reset", "join"] });
+  expect(again.stderr).toContain("pulumi-kubeadm: node w1: the last kubeadm join did not finish (its process is gone: killed, or the machine restarted); kubeadm reset before trying again");
+});
+
 // An update of init or join runs only where its create succeeded (a failed create is not recorded). On a
 // node with no record of that run (another machine at the node's host) or whose run succeeded but which
 // has no kubeadm state (reset by hand) it ran kubeadm again: a second, separate cluster for init; the
