@@ -202,6 +202,24 @@ export interface StopSshdOptions {
   sessions?: boolean;
   /** default SIGKILL, as a crash */
   signal?: NodeJS.Signals;
+  /**
+   * With the sessions, also what they started in a session of its own (`setsid`: kubeadm under
+   * pk_run_once), as the machine's crash would; default true. False: as a lost connection does, which
+   * ends a session's processes but not what detached from it.
+   */
+  detached?: boolean;
+}
+
+/**
+ * Whether a process runs in a session that one of sshd's sessions started of its own (`setsid`): the
+ * session's leader is not sshd's child (an SSH session's shell is) and not sshd itself.
+ */
+function detachedFromSsh(pid: number): boolean {
+  const st = procStat(pid);
+  if (st === undefined) return false;
+  const leader = procStat(st.sid);
+  if (leader === undefined || leader.comm === "sshd") return false;
+  return procStat(leader.ppid)?.comm !== "sshd";
 }
 
 /** Stops one node's sshd (and by default its sessions); the namespace and sockets stay. */
@@ -210,7 +228,8 @@ export async function stopNodeSshd(name: string, opts: StopSshdOptions = {}): Pr
   const info = readNodeFile(labDir, name);
   if (isOurs(info, info.sshdPid)) {
     const pid = info.sshdPid as number;
-    const victims = opts.sessions === false ? [pid] : [pid, ...descendants([pid])];
+    const all = opts.sessions === false ? [] : descendants([pid]);
+    const victims = [pid, ...(opts.detached === false ? all.filter((p) => !detachedFromSsh(p)) : all)];
     await terminate(victims, 1500, opts.signal ?? "SIGKILL");
   }
   return recordSshd(labDir, info, null);

@@ -4,6 +4,10 @@ import * as fs from "node:fs";
 export interface ProcStat {
   pid: number;
   ppid: number;
+  /** the session id: the pid of the session's leader */
+  sid: number;
+  /** the command name (`comm`, at most 15 characters) */
+  comm: string;
   state: string;
   /** clock ticks since boot: with the pid, identifies one process across pid reuse */
   startTime: number;
@@ -19,7 +23,8 @@ export function procStat(pid: number): ProcStat | undefined {
   // comm is in parentheses and may hold spaces or parentheses: split after the last ')'.
   const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
   const state = rest[0] ?? "?";
-  return { pid, state, ppid: Number(rest[1]), startTime: Number(rest[19]) };
+  const comm = text.slice(text.indexOf("(") + 1, text.lastIndexOf(")"));
+  return { pid, state, ppid: Number(rest[1]), sid: Number(rest[3]), comm, startTime: Number(rest[19]) };
 }
 
 /** Alive and not a zombie; with startTime, also the same process as recorded. */
