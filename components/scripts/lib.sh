@@ -42,10 +42,24 @@ pk_alive() {
   if [ -z "$2" ]; then kill -0 "$1" 2>/dev/null; else [ "$(pk_started "$1")" = "$2" ]; fi
 }
 
+# pk_run_alive DIR: true while the process that DIR/pid records (its pid AND start time) runs.
+pk_run_alive() {
+  local pid="" started=""
+  if [ -f "$1/pid" ]; then read -r pid started <"$1/pid" || true; fi
+  [ -n "$pid" ] && [ -n "$started" ] && pk_alive "$pid" "$started"
+}
+
+# pk_run_settle DIR: an exit status the detached run wrote but did not rename into DIR/rc (it died in
+# between) is its exit status.
+pk_run_settle() {
+  if [ ! -f "$1/rc" ] && [ -f "$1/rc.tmp" ] && ! pk_run_alive "$1"; then mv -f "$1/rc.tmp" "$1/rc"; fi
+}
+
 # pk_run_once NAME COMMAND...: run COMMAND at most once to success on this node. It runs detached (own
 # session, output to a log), so a lost SSH connection does not kill kubeadm half-way. A re-run waits for
 # a run still going (same pid AND start time), accepts one that finished after the connection was lost,
-# and starts again only after a failure. Success is marked by run/NAME/done.
+# and starts again only after a failure. Success is marked by run/NAME/done; a run seen gone without an
+# exit status (killed) is recorded as the exit status `killed`.
 pk_run_once() {
   local name=$1; shift
   local dir=$PK_STATE_DIR/run/$name pid="" started="" rc
@@ -54,22 +68,26 @@ pk_run_once() {
     return 0
   fi
   mkdir -p "$dir" && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/run" "$dir"
+  pk_run_settle "$dir"
   if [ -f "$dir/pid" ]; then read -r pid started <"$dir/pid" || true; fi
   if [ -f "$dir/rc" ] && [ "$(cat "$dir/rc")" = 0 ]; then
     printf 'pulumi-kubeadm: node %s: %s finished after an earlier connection was lost\n' "$PK_NODE" "$name" >&2
   elif [ -n "$pid" ] && [ ! -f "$dir/rc" ] && [ -n "$started" ] && pk_alive "$pid" "$started"; then
     printf 'pulumi-kubeadm: node %s: %s still running from an earlier connection; waiting\n' "$PK_NODE" "$name" >&2
   else
-    rm -f "$dir/rc" "$dir/pid"
+    rm -f "$dir/rc" "$dir/rc.tmp" "$dir/pid"
     setsid bash -c '"$@" >"$0/log" 2>&1; echo $? >"$0/rc.tmp"; mv -f "$0/rc.tmp" "$0/rc"' "$dir" "$@" </dev/null >/dev/null 2>&1 &
     pid=$!
     started=$(pk_started "$pid")
-    echo "$pid $started" >"$dir/pid"
+    echo "$pid $started" >"$dir/pid.tmp" && mv -f "$dir/pid.tmp" "$dir/pid"
   fi
   while [ ! -f "$dir/rc" ]; do
     if ! pk_alive "$pid" "$started" && [ ! -f "$dir/rc" ]; then
-      rm -f "$dir/pid"
-      pk_fail "$name was killed before it finished; log: $dir/log"
+      pk_run_settle "$dir"
+      if [ ! -f "$dir/rc" ]; then
+        echo killed >"$dir/rc.killed" && mv -f "$dir/rc.killed" "$dir/rc"
+        pk_fail "$name was killed before it finished; log: $dir/log"
+      fi
     fi
     sleep 0.1
   done
@@ -570,30 +588,40 @@ pk_kubeadm_rerun_refused() {
   printf 'the stack records kubeadm %s for this node (or keeps it for a node written off with gone: true), but the node has no record of that run (another machine at its host) or no kubeadm state (reset by hand). Nothing was changed: %s' "$1" "$what"
 }
 
+# pk_kubeadm_unfinished RUN: when the earlier kubeadm run RUN records ended without success, prints why
+# (`failed`, or `did not finish (...)`: recorded as killed, or gone with no exit status after it changed
+# the node) and returns 0; else returns 1. A run with no pid record (or an empty one) is not known to
+# be over: returns 1.
+pk_kubeadm_unfinished() {
+  local rc="" gone="did not finish (its process is gone: killed, or the machine restarted)"
+  if [ -f "$1/rc" ]; then rc=$(cat "$1/rc"); fi
+  if [ "$rc" = killed ]; then echo "$gone"; return 0; fi
+  if [ -n "$rc" ] && [ "$rc" != 0 ]; then echo failed; return 0; fi
+  if [ ! -f "$1/rc" ] && [ -s "$1/pid" ] && ! pk_run_alive "$1" && ! pk_kubeadm_clean; then echo "$gone"; return 0; fi
+  return 1
+}
+
 # pk_kubeadm_once ACTION CRISOCKET KEEP MATERIAL UPDATE: the init or join step (scripts/kubeadmRun.ts):
 # `kubeadm ACTION --config` once (pk_run_once), the configuration from stdin into
-# /etc/kubernetes/pulumi-kubeadm/kubeadm-ACTION.yaml (0600; removed after success unless KEEP is yes); a
-# failed earlier run is reset first (kubeadm reset --cri-socket CRISOCKET) where the node was clean before
-# it, and so is one that did not finish (its process gone with no exit status: killed, or the machine
-# restarted) and left kubeadm state; a new attempt with join material past its lifetime (the
-# configuration's first line) fails naming the resource MATERIAL made it (empty: no such line); the
-# version the configuration names recorded. With UPDATE yes, refused first on a node with no record of
-# the run or no kubeadm state.
+# /etc/kubernetes/pulumi-kubeadm/kubeadm-ACTION.yaml (0600; removed after success unless KEEP is yes); an
+# earlier run that failed, or did not finish (killed, or the machine restarted) after it changed the
+# node, is reset first (kubeadm reset --cri-socket CRISOCKET) where the node was clean before it, on a
+# create only (an update's create succeeded: a run record without success there is a lost record, not a
+# half-made node); a new attempt with join material past its lifetime (the configuration's first line)
+# fails naming the resource MATERIAL made it (empty: no such line); the version the configuration names
+# recorded. With UPDATE yes, refused first on a node with no record of the run or no kubeadm state.
 pk_kubeadm_once() {
-  local action=$1 cri=$2 keep=$3 material=$4 update=$5 run file tmp valid made pid="" started=""
+  local action=$1 cri=$2 keep=$3 material=$4 update=$5 run file tmp valid made why=""
   run=$PK_STATE_DIR/run/$action
   file=/etc/kubernetes/pulumi-kubeadm/kubeadm-$action.yaml
   if [ "$update" = yes ] && { [ ! -e "$run" ] || { [ -f "$run/done" ] && pk_kubeadm_clean; }; }; then pk_fail "$(pk_kubeadm_rerun_refused "$action")"; fi
   if [ ! -f "$run/done" ]; then
-    if [ -f "$run/pid" ]; then read -r pid started <"$run/pid" || true; fi
-    if [ -f "$run/rc" ] && [ "$(cat "$run/rc")" != 0 ] && [ -f "$run/clean-before" ]; then
-      printf 'pulumi-kubeadm: node %s: the last kubeadm %s failed; kubeadm reset before trying again\n' "$PK_NODE" "$action" >&2
-      kubeadm reset -f --cri-socket "$cri" >&2 || pk_fail "kubeadm reset after the failed $action failed"
+    pk_run_settle "$run"
+    if [ "$update" != yes ] && [ -f "$run/clean-before" ]; then why=$(pk_kubeadm_unfinished "$run") || why=""; fi
+    if [ -n "$why" ]; then
+      printf 'pulumi-kubeadm: node %s: the last kubeadm %s %s; kubeadm reset before trying again\n' "$PK_NODE" "$action" "$why" >&2
+      kubeadm reset -f --cri-socket "$cri" >&2 || pk_fail "kubeadm reset before trying kubeadm $action again failed"
       rm -f "$run/rc" "$run/pid"
-    elif [ ! -f "$run/rc" ] && [ -f "$run/clean-before" ] && ! { [ -n "$pid" ] && pk_alive "$pid" "$started"; } && ! pk_kubeadm_clean; then
-      printf 'pulumi-kubeadm: node %s: the last kubeadm %s did not finish (its process is gone: killed, or the machine restarted); kubeadm reset before trying again\n' "$PK_NODE" "$action" >&2
-      kubeadm reset -f --cri-socket "$cri" >&2 || pk_fail "kubeadm reset after the unfinished $action failed"
-      rm -f "$run/pid"
     elif [ ! -f "$run/pid" ] && pk_kubeadm_clean; then
       mkdir -p "$run" && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/run" "$run" && touch "$run/clean-before"
     fi

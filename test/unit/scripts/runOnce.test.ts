@@ -1,7 +1,7 @@
 /**
  * init/join run kubeadm through pk_run_once: at most once to success, surviving a lost SSH session.
  */
-import { spawn } from "child_process";
+import { spawn, spawnSync } from "child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { join } from "path";
 import { joinScripts, joinStdin } from "../../../components/steps/join";
@@ -150,8 +150,8 @@ test("a new attempt with expired join material fails before kubeadm runs, naming
   expect(count()).toBe(1);
 });
 
-test("a session killed mid-join: kubeadm carries on detached, and the re-run waits for it instead of joining again", async () => {
-  const { box, script, count } = setup(`sleep 1.5; exit 0`);
+test("a session killed mid-join: kubeadm carries on detached, and the re-run waits for it (the node half-joined, not reset) instead of joining again", async () => {
+  const { box, script, count } = setup(`sleep 1.5; exit 0`, true);
   const env = { ...process.env, PATH: `${box.bin}:${process.env.PATH}` };
   const text = script.replace(/^PK_STATE_DIR=.*$/m, `PK_STATE_DIR=${box.state}`);
   const session = spawn("bash", ["-c", text], { env, stdio: ["pipe", "pipe", "pipe"] });
@@ -166,25 +166,57 @@ test("a session killed mid-join: kubeadm carries on detached, and the re-run wai
   expect(count()).toBe(1);
 });
 
-test.each([
-  ["the session saw it die (no pid record left)", false],
-  ["the session died with it (a stale pid record)", true],
-])("kubeadm killed mid-join after it left kubeadm state, %s: the re-run resets the node, which was clean before, then joins", (_what, stalePid) => {
+test("kubeadm killed mid-join after it left kubeadm state: the run records it as killed; the re-run resets the node, which was clean before, then joins", () => {
   // The first join leaves kubelet.conf, then its runner and itself are killed: no exit status is written.
   const once = join(sandbox().dir, "once");
   const { box, script, calls } = setup(
-    `[ "$1" = reset ] && { rm -f "$(dirname "$0")/../k8s/kubelet.conf"; exit 0; }\nif [ -f ${once} ]; then exit 0; fi\ntouch ${once}\nkill -9 $PPID; kill -9 $$`,
+    `[ "$1" = reset ] && exit 0\nif [ -f ${once} ]; then exit 0; fi\ntouch ${once}\nkill -9 $PPID; kill -9 $$`,
     true,
   );
   const first = runBash(script, { stdin: "x: 1\n", bin: box.bin, state: box.state });
   expect({ status: first.status, calls: calls().map((c) => c.split(" ")[0]) }).toEqual({ status: 1, calls: ["join"] });
   expect(first.stderr).toContain("join was killed before it finished");
-  expect(existsSync(join(box.dir, "k8s", "kubelet.conf"))).toBe(true);
-  // A pid record of a process that is gone (pid 1's start time is not this one's).
-  if (stalePid) writeFileSync(join(box.state, "run", "join", "pid"), "1 0\n");
+  expect(readFileSync(join(box.state, "run", "join", "rc"), "utf8")).toBe("killed\n");
   const again = runBash(script, { stdin: "x: 1\n", bin: box.bin, state: box.state });
   expect({ status: again.status, calls: calls().map((c) => c.split(" ")[0]) }).toEqual({ status: 0, calls: ["join", "reset", "join"] });
   expect(again.stderr).toContain("pulumi-kubeadm: node w1: the last kubeadm join did not finish (its process is gone: killed, or the machine restarted); kubeadm reset before trying again");
+});
+
+/**
+ * A node where an earlier create of join started kubeadm (the node was clean before it: `clean-before`)
+ * and left kubelet.conf, its run record as `record` gives it (file name to content; null: no such file).
+ */
+function leftBehind(record: Record<string, string>) {
+  const s = setup(`exit 0`, true);
+  const run = join(s.box.state, "run", "join");
+  mkdirSync(run, { recursive: true });
+  writeFileSync(join(run, "clean-before"), "");
+  for (const [f, text] of Object.entries(record)) writeFileSync(join(run, f), text);
+  mkdirSync(join(s.box.dir, "k8s"), { recursive: true });
+  writeFileSync(join(s.box.dir, "k8s", "kubelet.conf"), "half\n");
+  return s;
+}
+
+/** A pid record of a process that has exited (its pid, and a start time no process of that pid has). */
+function deadRecord(): string {
+  const gone = spawnSync("true");
+  return `${gone.pid} 1\n`;
+}
+
+test.each([
+  ["its process gone (a stale pid record: the session died with it)", ["reset", "join"], () => ({ pid: deadRecord() }), "create"],
+  ["the pid reused by another process (same pid, another start time)", ["reset", "join"], () => ({ pid: "1 0\n" }), "create"],
+  ["a pid record without a start time (an older version's) whose pid another process has", ["reset", "join"], () => ({ pid: "1\n" }), "create"],
+  ["no pid record (the session died before writing it: kubeadm may still run)", ["join"], () => ({}), "create"],
+  ["an empty pid record (read while being written)", ["join"], () => ({ pid: "" }), "create"],
+  ["its exit status 0 written but not renamed (the run died right after kubeadm succeeded)", [], () => ({ pid: deadRecord(), "rc.tmp": "0\n" }), "create"],
+  ["its process gone, on an update (the stack recorded the create as done: a lost record, not a half-made node)", ["join"], () => ({ pid: deadRecord() }), "update"],
+] as Array<[string, string[], () => Record<string, string>, "create" | "update"]>)("a half-joined node whose earlier kubeadm join left no exit status, %s: kubeadm runs %j", (_what, expected, record, which) => {
+  const { box, calls } = leftBehind(record());
+  const scripts = joinOf(box.dir);
+  const r = runBash(which === "create" ? scripts.create : scripts.update, { stdin: "x: 1\n", bin: box.bin, state: box.state });
+  expect(calls().map((c) => c.split(" ")[0])).toEqual(expected);
+  expect(r.stderr.includes("kubeadm reset before trying again")).toBe(expected[0] === "reset");
 });
 
 // An update of init or join runs only where its create succeeded (a failed create is not recorded). On a
