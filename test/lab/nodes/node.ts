@@ -210,16 +210,21 @@ export interface StopSshdOptions {
   detached?: boolean;
 }
 
+/** An sshd process: `sshd` itself, or from OpenSSH 9.8 on the per-connection `sshd-session` (and `sshd-auth`). */
+function isSshd(comm: string | undefined): boolean {
+  return comm !== undefined && comm.startsWith("sshd");
+}
+
 /**
  * Whether a process runs in a session that one of sshd's sessions started of its own (`setsid`): the
- * session's leader is not sshd's child (an SSH session's shell is) and not sshd itself.
+ * session's leader is not an sshd process's child (an SSH session's shell is) and not sshd itself.
  */
 function detachedFromSsh(pid: number): boolean {
   const st = procStat(pid);
   if (st === undefined) return false;
   const leader = procStat(st.sid);
-  if (leader === undefined || leader.comm === "sshd") return false;
-  return procStat(leader.ppid)?.comm !== "sshd";
+  if (leader === undefined || isSshd(leader.comm)) return false;
+  return !isSshd(procStat(leader.ppid)?.comm);
 }
 
 /** Stops one node's sshd (and by default its sessions); the namespace and sockets stay. */
