@@ -69,10 +69,10 @@ pk_run_once() {
   fi
   mkdir -p "$dir" && chmod 0700 "$PK_STATE_DIR" "$PK_STATE_DIR/run" "$dir"
   pk_run_settle "$dir"
-  if [ -f "$dir/pid" ]; then read -r pid started <"$dir/pid" || true; fi
   if [ -f "$dir/rc" ] && [ "$(cat "$dir/rc")" = 0 ]; then
     printf 'pulumi-kubeadm: node %s: %s finished after an earlier connection was lost\n' "$PK_NODE" "$name" >&2
-  elif [ -n "$pid" ] && [ ! -f "$dir/rc" ] && [ -n "$started" ] && pk_alive "$pid" "$started"; then
+  elif [ ! -f "$dir/rc" ] && pk_run_alive "$dir"; then
+    read -r pid started <"$dir/pid" || true
     printf 'pulumi-kubeadm: node %s: %s still running from an earlier connection; waiting\n' "$PK_NODE" "$name" >&2
   else
     rm -f "$dir/rc" "$dir/rc.tmp" "$dir/pid"
