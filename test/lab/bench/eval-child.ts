@@ -11,8 +11,12 @@
  * as an Output, as a program that takes it from a load balancer resource does: the component then
  * renders every step once the Output is known (deferred args).
  *
- * Usage: tsx test/lab/bench/eval-child.ts <nodes> [output-args]
+ * With `--dump=FILE`, also writes the registered Commands to FILE once measured, as JSON
+ * `[{ name, inputs }]` (inputs as plain values, secrets unwrapped): eval-bare.ts's `replay` registers them again.
+ *
+ * Usage: tsx test/lab/bench/eval-child.ts <nodes> [output-args] [--dump=FILE]
  */
+import { writeFileSync } from "fs";
 import type * as pulumiType from "@pulumi/pulumi";
 
 const FAKE_HOST_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBenchBenchBenchBenchBenchBenchBenchBenchBench";
@@ -52,8 +56,9 @@ function withOutputArgs(pulumi: typeof pulumiType, cluster: typeof import("../..
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2]);
-  if (!Number.isInteger(n) || n < 1) throw new Error("usage: eval-child.ts <nodes> [output-args]");
-  const outputArgs = process.argv[3] === "output-args";
+  if (!Number.isInteger(n) || n < 1) throw new Error("usage: eval-child.ts <nodes> [output-args] [--dump=FILE]");
+  const outputArgs = process.argv.slice(3).includes("output-args");
+  const dump = process.argv.slice(3).find((a) => a.startsWith("--dump="))?.slice("--dump=".length);
   const t0 = process.hrtime.bigint();
   const pulumi: typeof pulumiType = await import("@pulumi/pulumi");
   const mocks = await import("../../unit/helpers/mocks");
@@ -71,7 +76,8 @@ async function main(): Promise<void> {
   const regs = mocks.registrations;
   // Six steps per node at least (prepare, join-token, join, upgrade, kubelet, node-metadata).
   if (regs.length < 6 * n) throw new Error(`only ${regs.length} resources registered for ${n} nodes`);
-  process.stdout.write(
+  const commands = regs.filter((r) => r.type === "command:remote:Command");
+  const line =
     JSON.stringify({
       nodes: n,
       seconds: Number(t2 - t0) / 1e9,
@@ -80,11 +86,12 @@ async function main(): Promise<void> {
       cpu_s: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
       peak_rss_mb: process.resourceUsage().maxRSS / 1024,
       resources: regs.length,
-      commands: regs.filter((r) => r.type === "command:remote:Command").length,
+      commands: commands.length,
       // What the resources' inputs weigh (command texts, stdin) as the engine would store them.
       inputs_mb: regs.reduce((a, r) => a + JSON.stringify(mocks.plain(r.inputs)).length, 0) / 1048576,
-    }) + "\n",
-  );
+    }) + "\n";
+  if (dump !== undefined) writeFileSync(dump, JSON.stringify(commands.map((r) => ({ name: r.name, inputs: mocks.plain(r.inputs) }))));
+  process.stdout.write(line);
 }
 
 /** Runs a measuring child's `main`: exit 0 when it resolves, else its error on stderr (prefixed with `name`) and exit 1. */

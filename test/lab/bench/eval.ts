@@ -3,10 +3,14 @@
  * (eval-child.ts) under Pulumi's mock runtime, repeated; medians and spreads, and how time and memory
  * grow between sizes (flat per-node cost = linear); beside each size, the SDK's own cost for as many
  * bare Commands (eval-bare.ts), as pulumi-command's constructor makes them and as the component does
- * (`RemoteCommand`, without the SDK's per-promise stack traces): the second is the floor the
- * component's evaluation cannot go under.
+ * (`RemoteCommand`, without the SDK's per-promise stack traces), and the component's own Commands
+ * registered again with their inputs as plain values (`replay`): the last is the floor the component's
+ * evaluation cannot go under with the Commands it registers; what it takes above it is its own work
+ * (its Outputs, dependencies and rendering).
  */
 import { spawn } from "child_process";
+import { mkdtempSync, rmSync } from "fs";
+import { tmpdir } from "os";
 import { join } from "path";
 import { REPO_ROOT } from "../nodes";
 import { tsxBinary } from "../nodes/wrappers";
@@ -48,6 +52,11 @@ export interface EvalSize {
   bare: BareFigures;
   /** The same, each Command constructed as the component constructs its own (`RemoteCommand` under `withoutStackTraces`, a connection per seven). */
   bare_quiet: BareFigures;
+  /**
+   * The component's own Commands of this size's first run (names, inputs), registered again as
+   * `bare_quiet`'s are, each input a plain value known up front: no Outputs, no dependencies.
+   */
+  replay: BareFigures;
 }
 
 /** What eval-bare.ts reports: evaluation seconds, CPU seconds, peak RSS MB. */
@@ -66,11 +75,11 @@ export interface EvalFigures {
   growth: string;
 }
 
-function child(n: number, file: "eval-child.ts", mode?: "output-args"): Promise<EvalSample>;
-function child(n: number, file: "eval-bare.ts", mode?: "quiet"): Promise<BareFigures>;
-function child(n: number, file = "eval-child.ts", mode?: string): Promise<unknown> {
+function child(n: number, file: "eval-child.ts", ...args: string[]): Promise<EvalSample>;
+function child(n: number, file: "eval-bare.ts", ...args: string[]): Promise<BareFigures>;
+function child(n: number, file: string, ...args: string[]): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const p = spawn("nice", [tsxBinary(), join(__dirname, file), String(n), ...(mode !== undefined ? [mode] : [])], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn("nice", [tsxBinary(), join(__dirname, file), String(n), ...args], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     p.stdout.on("data", (b: Buffer) => (out += b.toString()));
@@ -107,19 +116,32 @@ export function describeGrowth(sizes: EvalSize[]): string {
  */
 export async function runEval(sizes: number[], runs: number, say: (l: string) => void, args: "config" | "output" = "config"): Promise<EvalFigures> {
   const samples = new Map<number, EvalSample[]>(sizes.map((n) => [n, []]));
-  for (let r = 1; r <= runs; r++) {
-    for (const n of sizes) {
-      say(`eval: ${n} nodes, run ${r}/${runs} ...`);
-      samples.get(n)?.push(await child(n, "eval-child.ts", args === "output" ? "output-args" : undefined));
+  const dumps = mkdtempSync(join(tmpdir(), "pk-eval-"));
+  const dumpOf = (n: number): string => join(dumps, `${n}.json`);
+  try {
+    for (let r = 1; r <= runs; r++) {
+      for (const n of sizes) {
+        say(`eval: ${n} nodes, run ${r}/${runs} ...`);
+        const mode = args === "output" ? ["output-args"] : [];
+        samples.get(n)?.push(await child(n, "eval-child.ts", ...mode, ...(r === 1 ? [`--dump=${dumpOf(n)}`] : [])));
+      }
     }
+    return await summarizeSizes(sizes, samples, dumpOf, say, args);
+  } finally {
+    rmSync(dumps, { recursive: true, force: true });
   }
+}
+
+/** Each size's figures from its samples, with the references run beside them. */
+async function summarizeSizes(sizes: number[], samples: Map<number, EvalSample[]>, dumpOf: (n: number) => string, say: (l: string) => void, args: "config" | "output"): Promise<EvalFigures> {
   const out: EvalSize[] = [];
   for (const n of sizes) {
     const s = samples.get(n) as EvalSample[];
     const first = s[0] as EvalSample;
-    say(`eval: reference, ${first.commands} bare Commands ...`);
+    say(`eval: references, ${first.commands} Commands ...`);
     const bare = await child(first.commands, "eval-bare.ts");
     const quiet = await child(first.commands, "eval-bare.ts", "quiet");
+    const replay = await child(first.commands, "eval-bare.ts", "replay", dumpOf(n));
     const size: EvalSize = {
       nodes: n,
       seconds: summarize(s.map((x) => x.seconds)),
@@ -133,6 +155,7 @@ export async function runEval(sizes: number[], runs: number, say: (l: string) =>
       eval_s_per_node: round(summarize(s.map((x) => x.eval_s), 4).median / n, 4),
       bare: rounded(bare),
       bare_quiet: rounded(quiet),
+      replay: rounded(replay),
     };
     const base = out[0];
     if (base) size.rss_mb_per_node = round((size.peak_rss_mb.median - base.peak_rss_mb.median) / (n - base.nodes), 2);

@@ -1,4 +1,5 @@
 /** The readable report of a bench run (the `--json` line is the same object). */
+import type { BareFigures } from "./eval";
 import type { BenchResult, Compared, SessionFigures } from "./result";
 import { describe } from "./stats";
 
@@ -36,6 +37,11 @@ function details(name: string, c: Compared): string[] {
   ];
 }
 
+/** A reference's figures as one cell: evaluation s / CPU s / peak RSS MB. */
+function figures(b: BareFigures): string {
+  return `${b.eval_s} / ${b.cpu_s} / ${b.peak_rss_mb}`;
+}
+
 /** The report as text. */
 export function renderReport(r: BenchResult): string {
   const out: string[] = [
@@ -63,8 +69,8 @@ export function renderReport(r: BenchResult): string {
     out.push(`program evaluation (${r.eval.args === "output" ? "controlPlaneEndpoint given as an Output" : "args from stack config"}), ${r.eval.runtime}:`);
     out.push(
       ...table(
-        ["nodes", "process s", "load s", "eval s", "cpu s", "peak RSS MB", "resources", "inputs MB", "eval s/node", "bare Commands: eval s / cpu s / RSS MB", "the same, constructed as the component does"],
-        r.eval.sizes.map((e) => [e.nodes, describe(e.seconds), e.load_s.median, describe(e.eval_s), e.cpu_s.median, describe(e.peak_rss_mb), e.resources, e.inputs_mb, e.eval_s_per_node, `${e.bare.eval_s} / ${e.bare.cpu_s} / ${e.bare.peak_rss_mb}`, `${e.bare_quiet.eval_s} / ${e.bare_quiet.cpu_s} / ${e.bare_quiet.peak_rss_mb}`]),
+        ["nodes", "process s", "load s", "eval s", "cpu s", "peak RSS MB", "resources", "inputs MB", "eval s/node", "bare Commands: eval s / cpu s / RSS MB", "the same, constructed as the component does", "the component's own Commands, inputs plain"],
+        r.eval.sizes.map((e) => [e.nodes, describe(e.seconds), e.load_s.median, describe(e.eval_s), e.cpu_s.median, describe(e.peak_rss_mb), e.resources, e.inputs_mb, e.eval_s_per_node, figures(e.bare), figures(e.bare_quiet), figures(e.replay)]),
       ),
       `growth: ${r.eval.growth}`,
       "",
