@@ -5,7 +5,7 @@
  */
 import { renderScript } from "./script";
 import { shellQuote } from "./quote";
-import { claimCall } from "./claim";
+import { claimCall, releaseDoneCall } from "./claim";
 import type { StepScripts } from "./types";
 
 /** Where the kubeadm configuration files go on a node (dir 0700, files 0600): lib.sh's `pk_kubeadm_once` and `pk_kubeadm_reset` name it (a unit test checks). */
@@ -58,7 +58,7 @@ export function versionLine(version: string): string {
  * replaced resource was claimed by its successor before this delete runs.
  */
 function resetScript(i: KubeadmOnceInput): string {
-  return renderScript(i.node, [`${claimCall("pk_release", i.scope, i.owner)} || exit 0`, `pk_kubeadm_reset ${i.action} ${shellQuote(i.criSocket)}`]);
+  return renderScript(i.node, [`${claimCall("pk_release", i.scope, i.owner)} || exit 0`, `pk_kubeadm_reset ${i.action} ${shellQuote(i.criSocket)}`, releaseDoneCall(i.scope)]);
 }
 
 /**
@@ -89,8 +89,9 @@ function runScript(i: KubeadmOnceInput, claim: "pk_claim" | "pk_claim_once"): st
  *   resource) only adds its claim;
  * - update: the same, but the claim only if this resource holds none yet;
  * - delete: `kubeadm reset -f --cri-socket <criSocket>` where kubeadm ran, and only when this resource
- *   drops the last claim on the node (so a rename or `pulumi up --replace`, whose new resource claimed
- *   the node first, never resets it).
+ *   holds the last claim on the node (so a rename or `pulumi up --replace`, whose new resource claimed
+ *   the node first, never resets it), which it drops once the reset succeeded (a failed reset is tried
+ *   again by the retried delete).
  */
 export function kubeadmOnceScripts(i: KubeadmOnceInput): StepScripts {
   return { create: runScript(i, "pk_claim"), update: runScript(i, "pk_claim_once"), delete: resetScript(i) };

@@ -7,7 +7,8 @@
 #   run/<action>/clean-before        init/join found no kubeadm state before their first run (a failed run may be reset)
 #   backup/<UTC timestamp>/<path>    each file as it was before it was replaced or removed
 #   owners/<step id>                 the Pulumi resources that claim what a step made here, one name a line
-#                                    (pk_claim); a destructive delete acts only when it drops the last claim
+#                                    (pk_claim); a destructive delete acts only when it holds the last claim,
+#                                    which it drops once its work is done (pk_release, pk_release_done)
 
 # pk_fail MESSAGE...: print "pulumi-kubeadm: node <name>: MESSAGE" on stderr and exit 1.
 pk_fail() {
@@ -278,8 +279,10 @@ pk_claim_once() {
   grep -qxF -- "$owner" "$file" 2>/dev/null || pk_claim "$scope" "$owner"
 }
 
-# pk_release SCOPE OWNER: drop one claim of OWNER. True (the delete may act) only when OWNER held a claim
-# and none is left; otherwise says why nothing is done (OWNER never made it, or another resource, such
+# pk_release SCOPE OWNER: for a delete. True (the delete may act) only when OWNER holds the last claim,
+# which then stays until the delete's work is done and pk_release_done drops it: a delete that fails
+# midway (a failed drain or reset, a lost connection) keeps it, so the retry acts again. Otherwise drops
+# OWNER's claim if it held one, says why nothing is done (OWNER never made it, or another resource, such
 # as the replacement of a replaced or renamed resource, still claims it) and returns 1.
 pk_release() {
   local file=$PK_STATE_DIR/owners/$1 tmp
@@ -289,12 +292,19 @@ pk_release() {
   fi
   tmp=$(mktemp "$file.XXXXXX")
   PK_OWNER=$2 awk '!gone && $0 == ENVIRON["PK_OWNER"] { gone = 1; next } { print }' "$file" >"$tmp"
-  sync "$tmp" && mv -f "$tmp" "$file"
-  if [ -s "$file" ]; then
-    printf 'pulumi-kubeadm: node %s: %s is still claimed by %s; nothing done\n' "$PK_NODE" "$1" "$(sort -u "$file" | paste -sd, -)" >&2
-    return 1
+  if [ ! -s "$tmp" ]; then
+    rm -f "$tmp"
+    return 0
   fi
-  rm -f "$file"
+  sync "$tmp" && mv -f "$tmp" "$file"
+  printf 'pulumi-kubeadm: node %s: %s is still claimed by %s; nothing done\n' "$PK_NODE" "$1" "$(sort -u "$file" | paste -sd, -)" >&2
+  return 1
+}
+
+# pk_release_done SCOPE: the last claim on SCOPE dropped, once the delete that pk_release let act has
+# done its work.
+pk_release_done() {
+  rm -f "$PK_STATE_DIR/owners/$1"
 }
 
 # pk_read_seen NODE...: every named Node read in ONE kubectl call (the admin kubeconfig; `kubectl get
@@ -682,13 +692,12 @@ pk_join_material() {
   printf 'apiServerEndpoint=%s\ntoken=%s\ncaCertHash=%s\ncertificateKey=%s\nvalidUntil=%s\n' "$endpoint" "$token" "$hash" "$key" "$valid"
 }
 
-# pk_exit_if_still_wanted NODE SCOPE OWNER: for a destructive delete on the first control-plane node,
-# after `pk_release SCOPE OWNER` dropped the last claim (scripts/members.ts): when NODE is still in the
-# list of the cluster's nodes ($PK_STATE_DIR/members, written by the members record), the claim is put
-# back, the reason said, and the script exits 0, nothing done; otherwise (removed, or no list) it returns.
+# pk_exit_if_still_wanted NODE: for a destructive delete on the first control-plane node, after
+# `pk_release` let it act (scripts/members.ts): when NODE is still in the list of the cluster's nodes
+# ($PK_STATE_DIR/members, written by the members record), the reason is said and the script exits 0,
+# nothing done and the claim kept; otherwise (removed, or no list) it returns.
 pk_exit_if_still_wanted() {
   if [ -f "$PK_STATE_DIR/members" ] && grep -qxF -- "$1" "$PK_STATE_DIR/members"; then
-    pk_claim "$2" "$3"
     printf 'pulumi-kubeadm: node %s: still in the nodes of the last up: a replacement, not a removal; nothing done\n' "$1" >&2
     exit 0
   fi

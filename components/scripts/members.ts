@@ -3,7 +3,7 @@
  * succeeded asked (written by the component's members record, records.ts). The destructive deletes that
  * run there (a node's drain, its Node deleted) read it to tell a node's removal from the replacement of
  * one of its steps: a step's create may run no command (`idleOnJoin`: its join wave did its work and wrote
- * its ownership claim), so a `pulumi up --replace` of it claims nothing and its old delete drops the last
+ * its ownership claim), so a `pulumi up --replace` of it claims nothing and its old delete holds the last
  * claim; the node is still in this list then, and nothing is done.
  */
 import { shellQuote } from "./quote";
@@ -13,13 +13,13 @@ import { renderScript } from "./script";
 export const MEMBERS_FILE = `"$PK_STATE_DIR/members"`;
 
 /**
- * The line a destructive delete runs after `pk_release SCOPE OWNER` dropped the last claim: lib.sh's
- * `pk_exit_if_still_wanted`, which, when `node` is still in the list, puts the claim back (`pk_claim`),
- * says why and exits 0 (nothing done); otherwise (removed, or no list: a cluster whose members record
+ * The line a destructive delete runs after `pk_release SCOPE OWNER` let it act (OWNER holds the last
+ * claim): lib.sh's `pk_exit_if_still_wanted`, which, when `node` is still in the list, says why and exits
+ * 0 (nothing done, the claim kept); otherwise (removed, or no list: a cluster whose members record
  * predates the list) the script goes on.
  */
-export function stillWantedLines(node: string, scope: string, owner: string): string[] {
-  return [["pk_exit_if_still_wanted", ...[node, scope, owner].map(shellQuote)].join(" ")];
+export function stillWantedLines(node: string): string[] {
+  return [`pk_exit_if_still_wanted ${shellQuote(node)}`];
 }
 
 /**

@@ -14,7 +14,7 @@
  * `kubeadm reset` on it (kubeadm's documented order: drain, reset, delete the Node), and only when this
  * resource holds the last ownership claim here (so a rename or a replacement deletes nothing).
  */
-import { claimCall } from "../scripts/claim";
+import { claimCall, releaseDoneCall } from "../scripts/claim";
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
 import { ADMIN_KUBECONFIG, KUBECTL } from "../scripts/kubectl";
@@ -32,8 +32,8 @@ import { stillWantedLines } from "../scripts/members";
  * (epoch seconds: the token's lifetime, for a control-plane node at most the certificates' 2 h,
  * counted from before they were made) lines, then claims the material's node for this resource.
  * kubeadm's own messages go to a 0600 file and, on failure, to stderr with secrets masked. Update: the
- * same, claiming only if this resource holds no claim. Delete: `kubectl delete node` once this resource
- * drops the last claim (and only while the cluster exists).
+ * same, claiming only if this resource holds no claim. Delete: `kubectl delete node` when this resource
+ * holds the last claim (and only while the cluster exists), dropping it once the Node is deleted.
  *
  * @param input.tokenTtl kubeadm duration text, e.g. `2h0m0s`.
  * @throws Error when tokenTtl is not a positive kubeadm duration (`XhYmZs`).
@@ -47,8 +47,9 @@ export function joinTokenScripts(input: JoinTokenInput): StepScripts {
     delete: renderScript(node, [
       `[ -f ${ADMIN_KUBECONFIG} ] || exit 0`,
       `${claimCall("pk_release", input.scope, input.owner)} || exit 0`,
-      ...stillWantedLines(node, input.scope, input.owner),
+      ...stillWantedLines(node),
       `if ${KUBECTL} get node ${shellQuote(node)} >/dev/null 2>&1; then ${KUBECTL} delete node ${shellQuote(node)} >&2; fi`,
+      releaseDoneCall(input.scope),
     ]),
   };
 }

@@ -10,7 +10,7 @@ import { ADMIN_KUBECONFIG, KUBECTL, drainCommand } from "../scripts/kubectl";
 import type { StepScripts } from "../scripts/types";
 import type { StepContext, StepKind } from "./kind";
 import { stillWantedLines } from "../scripts/members";
-import { claimCall } from "../scripts/claim";
+import { claimCall, releaseDoneCall } from "../scripts/claim";
 
 export { CRI_SOCKET_ANNOTATION, MANAGED_LABELS_ANNOTATION } from "../scripts/kubectl";
 
@@ -62,8 +62,9 @@ export interface NodeMetadataInput {
  * `kubeadm.pulumi.com/labels` annotation) and sets the wanted ones; one `kubectl annotate` for that
  * record, the cordon mark (removed) and the cri-socket annotation (removed, or set to the node's endpoint), only
  * when one of them differs (the label runs whenever labels are wanted or dropped). Then a claim naming this resource (create: `pk_claim`; update: `pk_claim_once`).
- * Delete (the node leaves the cluster; `drainOnDelete`): drain it, only when this resource drops the
- * last claim (never on a rename or a replacement) and while the cluster and the Node exist.
+ * Delete (the node leaves the cluster; `drainOnDelete`): drain it, only when this resource holds the
+ * last claim (never on a rename or a replacement) and while the cluster and the Node exist; the claim is
+ * dropped once the drain succeeded (a failed drain is tried again by the retried delete).
  */
 export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const node = shellQuote(input.node);
@@ -76,10 +77,11 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const del = renderScript(input.node, [
     `[ -f ${ADMIN_KUBECONFIG} ] || exit 0`,
     claimCall("pk_release", input.scope, input.owner) + " || exit 0",
-    ...stillWantedLines(input.node, input.scope, input.owner),
+    ...stillWantedLines(input.node),
     `if ${KUBECTL} get node ${node} >/dev/null 2>&1; then`,
     `  ${drainCommand(node, input.drainTimeoutSeconds, input.drainGracePeriodSeconds)} >&2 || pk_fail "drain failed; the node stays cordoned"`,
     `fi`,
+    releaseDoneCall(input.scope),
   ]);
   return {
     create: renderScript(input.node, [...body, claimCall("pk_claim", input.scope, input.owner), ...last]),
