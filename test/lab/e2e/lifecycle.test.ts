@@ -3,8 +3,11 @@
  * reset a live node. Renaming the cluster, `pulumi up --replace` of a worker's join and of the init
  * leave every node joined (the stand-in's own log shows no `kubeadm reset`) and a later apply clean;
  * removing or moving the node that ran init is refused at preview; removing a worker is announced at
- * preview and done in kubeadm's order (drain, reset, delete the Node).
+ * preview and done in kubeadm's order (drain, reset, delete the Node), and a reset that fails there is
+ * done by the next up.
  */
+import { existsSync, writeFileSync } from "fs";
+import { hostPathOf } from "../nodes";
 import { CONTAINERD, CRIO, LAB_DIR, kubeadmEvents, labDown, labUp, nodeAddress, ok, run, storeNodes, writeStack, type E2eRun, type TestNode, E2E_TEST_LIMIT_MS } from "./helpers";
 
 jest.setTimeout(E2E_TEST_LIMIT_MS);
@@ -118,7 +121,7 @@ test("removing or moving the node that ran kubeadm init is refused at preview, s
   await stillWorks("prod");
 });
 
-test("removing a worker: the preview names it and what will happen; the up drains it, resets it, then deletes its Node", async () => {
+test("removing a worker: the preview names it and what will happen; the up drains it, resets it (a reset that failed once: the next up), then deletes its Node", async () => {
   const without = NODES.filter((n) => n.name !== "worker-2");
   const preview = await run(stack("prod", without), "preview");
   expect(preview.ok).toBe(true);
@@ -126,18 +129,29 @@ test("removing a worker: the preview names it and what will happen; the up drain
   expect(preview.engine.diagnostics.filter((d) => d.startsWith("warning ")).join("\n")).toContain(says);
   expect(preview.outputs["plan"]).toEqual(expect.arrayContaining([says]));
 
+  // Its kubeadm reset fails once (the join's delete): the up stops there, the join stays in the state.
+  writeFileSync(hostPathOf(LAB_DIR, "worker-2", "/etc/lab-node/fail-once"), "reset\n");
+  const failed = await run(stack("prod", without));
+  expect(failed.ok).toBe(false);
+  expect(failed.resources.find((r) => r.name === "prod-worker-2-join")?.error).toContain("lab fault reset");
+  expect(resets()).toEqual([]);
+  expect(Object.keys(storeNodes())).toContain("worker-2");
+  // The next up does the reset (the delete kept its claim) and finishes the removal.
   const removed = await run(stack("prod", without));
   ok(removed);
   expect(resets()).toEqual(["worker-2 kubeadm reset"]);
+  expect(existsSync(hostPathOf(LAB_DIR, "worker-2", "/etc/kubernetes/kubelet.conf"))).toBe(false);
   expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "cp-2", "worker-1"]);
   // kubeadm's order: drain (node-metadata's delete), reset (join's), delete the Node (join-token's).
-  const order = removed.engine.steps.filter((s) => s.op === "delete" && s.name.startsWith("prod-worker-2-")).map((s) => s.name);
+  // Over both ups: the drain ran in the first, the reset (failed there) and the Node deletion in the second.
+  const steps = [...failed.engine.steps, ...removed.engine.steps];
+  const order = steps.filter((s) => s.op === "delete" && s.name.startsWith("prod-worker-2-")).map((s) => s.name);
   const at = (n: string) => order.indexOf(n);
   expect(at("prod-worker-2-node-metadata")).toBeGreaterThanOrEqual(0);
   expect(at("prod-worker-2-node-metadata")).toBeLessThan(at("prod-worker-2-join"));
   expect(at("prod-worker-2-join")).toBeLessThan(at("prod-worker-2-join-token"));
   // The Node is deleted by the last of them, after the reset (not by the drain step, before it).
-  const deletes = (n: string) => removed.engine.steps.find((s) => s.op === "delete" && s.name === n)?.oldDelete;
+  const deletes = (n: string) => steps.find((s) => s.op === "delete" && s.name === n)?.oldDelete;
   expect([deletes("prod-worker-2-node-metadata"), deletes("prod-worker-2-join"), deletes("prod-worker-2-join-token")]).toEqual([true, true, true]);
   await stillWorks("prod", without);
 });

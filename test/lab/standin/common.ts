@@ -157,7 +157,7 @@ export function installedKubeletVersion(): Version {
 
 /**
  * A lab fault, once: when /etc/lab-node/fail-once lists `point` (one point a line), the line is removed
- * and `fail()` is thrown; a test arms it (`join-after-kubelet-start`, `upgrade-apply`, `kubelet-start`) to make the next
+ * and `fail()` is thrown; a test arms it (`join-after-kubelet-start`, `upgrade-apply`, `kubelet-start`, `reset`) to make the next
  * such run fail the way kubeadm would, and the run after that succeed.
  */
 export function failOnce(point: string, fail: () => Error): void {

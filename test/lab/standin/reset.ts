@@ -12,7 +12,7 @@
  */
 import * as fs from "fs";
 import { parse } from "yaml";
-import { emptyDir, exists, installedVersion, p, parseCli, readLineSync, removePath, stepDuration } from "./common";
+import { emptyDir, exists, failOnce, installedVersion, p, parseCli, readLineSync, removePath, stepDuration } from "./common";
 import { klogWarning, resolveCriSocket } from "./cluster";
 import { featureGatesOf, Obj } from "./kubeadmconfig";
 import { registeredNodeName, stopKubelet } from "./kubelet";
@@ -53,6 +53,8 @@ export async function reset(args: string[]): Promise<number> {
     if (readLineSync().toLowerCase() !== "y") throw kubeadmError(minor, "aborted reset operation");
   }
   await stepDuration("other");
+  // Lab fault: this reset fails once, before it changes anything (UNVERIFIED wording).
+  failOnce("reset", () => kubeadmError(minor, "lab fault reset: failed to stop the kubelet service (armed by a test)"));
   process.stdout.write(`[preflight] Running pre-flight checks\n[reset] Stopping the kubelet service\n`);
   await stopKubelet();
   process.stdout.write(`[reset] Unmounting mounted directories in "/var/lib/kubelet"\n[reset] Deleting contents of directories: [/etc/kubernetes/manifests /var/lib/kubelet /etc/kubernetes/pki]\n`);
