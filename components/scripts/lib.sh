@@ -22,6 +22,17 @@ pk_kubectl() {
   kubectl --kubeconfig "$PK_ADMIN_KUBECONFIG" "$@"
 }
 
+# pk_node_registered NODE: true when the API server has the Node NODE, false when it answers that it has
+# none (NotFound); any other failure (the API server did not answer, a kubeconfig refused) fails with
+# kubectl's message, nothing done, so that a delete or forget is retried rather than skipped.
+pk_node_registered() {
+  local err
+  err=$(pk_kubectl get node "$1" -o name 2>&1 >/dev/null) && return 0
+  case $err in *"(NotFound)"*) return 1 ;; esac
+  printf '%s\n' "$err" | pk_mask >&2
+  pk_fail "could not read the Node $1 from the API server, nothing done: run pulumi up again once it answers"
+}
+
 # pk_mask: filter hiding bootstrap tokens and 64-hex-digit values (certificate keys) in log text.
 pk_mask() {
   sed -E 's/[a-z0-9]{6}\.[a-z0-9]{16}/<bootstrap-token>/g; s/[0-9a-f]{64}/<redacted>/g'

@@ -15,7 +15,7 @@ import type { StepKind } from "./kind";
 /** `kubectl delete node <node>`, when the cluster has it. */
 export function forgetScripts(node: string): StepScripts {
   const create = renderScript(node, [
-    `if ${KUBECTL} get node ${shellQuote(node)} >/dev/null 2>&1; then`,
+    `if pk_node_registered ${shellQuote(node)}; then`,
     `  ${KUBECTL} delete node ${shellQuote(node)} >&2`,
     `  echo "Node deleted; nothing ran on the machine"`,
     `else`,
