@@ -22,15 +22,39 @@ pk_kubectl() {
   kubectl --kubeconfig "$PK_ADMIN_KUBECONFIG" "$@"
 }
 
-# pk_node_registered NODE: true when the API server has the Node NODE, false when it answers that it has
-# none (NotFound); any other failure (the API server did not answer, a kubeconfig refused) fails with
-# kubectl's message, nothing done, so that a delete or forget is retried rather than skipped.
+# pk_get_node KUBECONFIG NODE OUTPUT: `kubectl get node NODE -o OUTPUT` with KUBECONFIG, its output on
+# stdout. Returns 0; or 1 when the API server answers that it has no such Node (kubectl's `nodes "NODE"
+# not found`, nothing printed); or 2 when the Node cannot be read (the API server does not answer, refuses
+# the credentials, a proxy's 404), kubectl's error on stderr (masked).
+pk_get_node() {
+  local out err rc=0
+  err=$(mktemp)
+  out=$(kubectl --kubeconfig "$1" get node "$2" -o "$3" 2>"$err") || rc=$?
+  if [ "$rc" = 0 ]; then
+    rm -f "$err"
+    printf '%s' "$out"
+    return 0
+  fi
+  if grep -qF "(NotFound): nodes \"$2\" not found" "$err"; then rc=1; else rc=2; pk_mask <"$err" >&2; fi
+  rm -f "$err"
+  return "$rc"
+}
+
+# pk_node_registered NODE [removal]: true when the API server has the Node NODE, false when it answers
+# that it has none; when the Node cannot be read, fails (kubectl's error above it), nothing done, so that a
+# delete or forget is retried rather than skipped. With `removal` (a destructive delete) and no list of
+# the cluster's nodes on this node (members.ts: the members record's delete removed it, so the whole
+# cluster is being destroyed), it says so and counts as no Node instead: `pulumi destroy` of a cluster
+# whose API server is gone still resets every machine.
 pk_node_registered() {
-  local err
-  err=$(pk_kubectl get node "$1" -o name 2>&1 >/dev/null) && return 0
-  case $err in *"(NotFound)"*) return 1 ;; esac
-  printf '%s\n' "$err" | pk_mask >&2
-  pk_fail "could not read the Node $1 from the API server, nothing done: run pulumi up again once it answers"
+  local rc=0
+  pk_get_node "$PK_ADMIN_KUBECONFIG" "$1" name >/dev/null || rc=$?
+  case $rc in 0) return 0 ;; 1) return 1 ;; esac
+  if [ "${2:-}" = removal ] && [ ! -f "$PK_STATE_DIR/members" ]; then
+    printf 'pulumi-kubeadm: node %s: could not read the Node %s from the API server (above); no list of the nodes here, so the cluster is being destroyed: going on without it\n' "$PK_NODE" "$1" >&2
+    return 1
+  fi
+  pk_fail "could not read the Node $1 from the API server (kubectl's error above), nothing done: run pulumi up again once kubectl on the first control-plane node reaches it"
 }
 
 # pk_mask: filter hiding bootstrap tokens and 64-hex-digit values (certificate keys) in log text.
@@ -478,12 +502,16 @@ pk_mark_for_drain() {
 
 # pk_node_version NODE TARGET: the version NODE runs, as this component records it when a node is made
 # (init/join) or fully upgraded (its kubelet step): the record, else (a node made before the record
-# existed) the kubelet version the cluster reports for the Node, else TARGET.
+# existed) the kubelet version the cluster reports for the Node, else TARGET (no such Node); fails when
+# the Node cannot be read (a read that failed is not taken for "at TARGET": the upgrade would be skipped).
 pk_node_version() {
   local v=""
   if [ -f "$PK_STATE_DIR/version" ]; then v=$(cat "$PK_STATE_DIR/version"); fi
   if [ -z "$v" ] && [ -f /etc/kubernetes/kubelet.conf ]; then
-    v=$(kubectl --kubeconfig /etc/kubernetes/kubelet.conf get node "$1" -o jsonpath='{.status.nodeInfo.kubeletVersion}' 2>/dev/null || true)
+    v=$(pk_get_node /etc/kubernetes/kubelet.conf "$1" 'jsonpath={.status.nodeInfo.kubeletVersion}') || case $? in
+      1) v="" ;;
+      *) pk_fail "this node has no version record and the API server did not give its Node's kubelet version (kubectl's error above); nothing was changed" ;;
+    esac
   fi
   printf '%s' "${v:-$2}"
 }
@@ -553,9 +581,11 @@ pk_kubelet_ready() {
 # check (SETTLE seconds) when a file changed or a kubelet was installed, this step's files restored if it
 # is unhealthy, the wait for a Node that was Ready, the version recorded. Prints its one line.
 pk_kubelet_step() {
-  local node=$1 target=$2 settle=$3 upgraded="" own wasReady="" why=""
+  local node=$1 target=$2 settle=$3 upgraded="" own wasReady="" why="" current
   if [ -f "$PK_STATE_DIR/kubelet-upgrade" ]; then upgraded=$(cat "$PK_STATE_DIR/kubelet-upgrade"); fi
-  if [ "$upgraded" != "$target" ] && [ "$(pk_node_version "$node" "$target")" != "$target" ]; then
+  current=$target
+  if [ "$upgraded" != "$target" ]; then current=$(pk_node_version "$node" "$target"); fi
+  if [ "$current" != "$target" ]; then
     if [ $# -ge 4 ]; then
       printf 'pulumi-kubeadm: node %s: kubelet install step for %s\n' "$PK_NODE" "$target" >&2
       bash -c "$4" >&2 || pk_fail "the kubelet install step failed"

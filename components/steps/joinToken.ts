@@ -48,7 +48,7 @@ export function joinTokenScripts(input: JoinTokenInput): StepScripts {
       `[ -f ${ADMIN_KUBECONFIG} ] || exit 0`,
       `${claimCall("pk_release", input.scope, input.owner)} || exit 0`,
       ...stillWantedLines(node),
-      `if pk_node_registered ${shellQuote(node)}; then ${KUBECTL} delete node ${shellQuote(node)} >&2; fi`,
+      `if pk_node_registered ${shellQuote(node)} removal; then ${KUBECTL} delete node ${shellQuote(node)} >&2; fi`,
       releaseDoneCall(input.scope),
     ]),
   };

@@ -78,7 +78,7 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
     `[ -f ${ADMIN_KUBECONFIG} ] || exit 0`,
     claimCall("pk_release", input.scope, input.owner) + " || exit 0",
     ...stillWantedLines(input.node),
-    `if pk_node_registered ${node}; then`,
+    `if pk_node_registered ${node} removal; then`,
     `  ${drainCommand(node, input.drainTimeoutSeconds, input.drainGracePeriodSeconds)} >&2 || pk_fail "drain failed; the node stays cordoned"`,
     `fi`,
     releaseDoneCall(input.scope),

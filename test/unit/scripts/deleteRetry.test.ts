@@ -5,12 +5,12 @@
  * only a delete whose work succeeded drops the claim. Before, the claim was dropped before the work, so
  * the retry found none, did nothing and exited 0: Pulumi dropped the resource with the node not drained,
  * its Node not deleted, or the machine not reset. An API server that does not answer fails these deletes
- * and the `forget` step too, where they took it for a Node that does not exist and skipped their work.
+ * in a removal (they took it for a Node that does not exist and skipped their work), but not in a
+ * destroy of the whole cluster, which must still reset every machine.
  */
 import { existsSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { joinScripts } from "../../../components/steps/join";
-import { forgetScripts } from "../../../components/steps/forget";
 import { joinTokenScripts } from "../../../components/steps/joinToken";
 import { nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
 import { runBash, sandbox, sandboxed } from "./bash";
@@ -48,6 +48,8 @@ function box(failing: { tool: "kubeadm" | "kubectl"; args: string }) {
 /** Runs `create`, then `del` twice: the first fails on the stubbed failure, the second must do the work. */
 function failThenRetry(b: ReturnType<typeof box>, create: string, del: string, scope: string, owner: string, stdin = "") {
   expect(b.run(create, stdin).status).toBe(0);
+  // A removal: the members record's list (the last up's nodes) no longer names w1.
+  writeFileSync(join(b.state, "members"), "# written by c-members\ncp1\n");
   expect(b.claim(scope)).toBe(`${owner}\n`);
   b.arm();
   const first = b.run(del);
@@ -79,8 +81,8 @@ test.each([
   { step: "node-metadata" as const, why: "a drain that fails", failing: { tool: "kubectl" as const, args: "drain" }, work: DRAIN, runs: 2, says: "drain failed; the node stays cordoned" },
   { step: "join-token" as const, why: "a Node deletion that fails", failing: { tool: "kubectl" as const, args: "delete node" }, work: DELETE_NODE, runs: 2, says: "was refused" },
   // An API server that does not answer: the delete took it for a Node that does not exist and skipped its work.
-  { step: "node-metadata" as const, why: "an API server that does not answer", failing: { tool: "kubectl" as const, args: "get node w1 -o name" }, work: DRAIN, runs: 1, says: "could not read the Node w1 from the API server, nothing done" },
-  { step: "join-token" as const, why: "an API server that does not answer", failing: { tool: "kubectl" as const, args: "get node w1 -o name" }, work: DELETE_NODE, runs: 1, says: "could not read the Node w1 from the API server, nothing done" },
+  { step: "node-metadata" as const, why: "an API server that does not answer", failing: { tool: "kubectl" as const, args: "get node w1 -o name" }, work: DRAIN, runs: 1, says: "could not read the Node w1 from the API server (kubectl's error above), nothing done" },
+  { step: "join-token" as const, why: "an API server that does not answer", failing: { tool: "kubectl" as const, args: "get node w1 -o name" }, work: DELETE_NODE, runs: 1, says: "could not read the Node w1 from the API server (kubectl's error above), nothing done" },
 ])("$step: $why fails the delete, which keeps its claim; the retried delete does the work and drops it", ({ step, failing, work, runs, says }) => {
   const b = box(failing);
   // The join material's kubeadm prints a join command (join-token's create reads it).
@@ -93,16 +95,18 @@ test.each([
   expect(did).toHaveLength(runs);
 });
 
-test("forget (gone: true): an API server that does not answer fails the step, not 'no such Node'; a Node the API server does not have is 'no such Node'", () => {
-  const b = box({ tool: "kubectl", args: "get node w1 -o name" });
-  const create = forgetScripts("w1").create;
-  b.arm();
-  const down = b.run(create);
-  expect(down.status).toBe(1);
-  expect(down.stdout).toBe("");
-  expect(down.stderr).toContain("could not read the Node w1 from the API server, nothing done");
-  expect(b.run(create)).toMatchObject({ status: 0, stdout: "Node deleted; nothing ran on the machine\n" });
-  b.stub("kubectl", `echo 'Error from server (NotFound): nodes "w1" not found' >&2; exit 1`);
-  expect(b.run(create)).toMatchObject({ status: 0, stdout: "no such Node\n" });
-});
-
+test.each(["node-metadata" as const, "join-token" as const])(
+  "%s: in a destroy of the whole cluster (no list of nodes: the members record was deleted first), an API server that does not answer is said and the delete goes on, so every machine is still reset",
+  (step) => {
+    const b = box({ tool: "kubectl", args: "get node w1 -o name" });
+    if (step === "join-token") b.stub("kubeadm", `echo "kubeadm join 10.0.0.1:6443 --token abcdef.0123456789abcdef --discovery-token-ca-cert-hash sha256:${"a".repeat(64)}"`);
+    const { scripts } = DELETES[step];
+    expect(b.run(scripts.create).status).toBe(0);
+    b.arm();
+    const r = b.run(scripts.delete as string);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain("could not read the Node w1 from the API server (above); no list of the nodes here, so the cluster is being destroyed: going on without it");
+    expect(b.log().filter((c) => DRAIN.test(c) || c === DELETE_NODE)).toEqual([]);
+    expect(b.claim(`w1-${step}`)).toBeUndefined();
+  },
+);
