@@ -25,10 +25,10 @@ pk_kubectl() {
 # pk_get_node KUBECONFIG NODE OUTPUT: `kubectl get node NODE -o OUTPUT` with KUBECONFIG, its output on
 # stdout. Returns 0; or 1 when the API server answers that it has no such Node (kubectl's `nodes "NODE"
 # not found`, nothing printed); or 2 when the Node cannot be read (the API server does not answer, refuses
-# the credentials, a proxy's 404), kubectl's error on stderr (masked).
+# the credentials, a proxy's 404), kubectl's error on stderr (masked), or mktemp failed (said so).
 pk_get_node() {
   local out err rc=0
-  err=$(mktemp)
+  err=$(mktemp) || { printf 'pulumi-kubeadm: node %s: mktemp failed, so the Node %s was not read\n' "$PK_NODE" "$2" >&2; return 2; }
   out=$(kubectl --kubeconfig "$1" get node "$2" -o "$3" 2>"$err") || rc=$?
   if [ "$rc" = 0 ]; then
     rm -f "$err"

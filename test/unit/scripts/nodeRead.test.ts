@@ -71,3 +71,12 @@ describe("a node without a version record (made by an earlier version of this pa
     expect(r.stderr).toContain("this node has no version record and the API server did not give its Node's kubelet version (kubectl's error above); nothing was changed");
   });
 });
+
+test("a temp file that cannot be made is said, and counts as a Node not read, never as no Node", () => {
+  const b = box();
+  b.kubectl({ stdout: "node/w1" });
+  b.stub("mktemp", "exit 1");
+  const r = b.run(forgetScripts("w1").create);
+  expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 1, stdout: "" });
+  expect(r.stderr).toContain("pulumi-kubeadm: node w1: mktemp failed, so the Node w1 was not read\npulumi-kubeadm: node w1: could not read the Node w1");
+});
