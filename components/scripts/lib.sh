@@ -108,7 +108,6 @@ pk_run_once() {
   if [ -f "$dir/rc" ] && [ "$(cat "$dir/rc")" = 0 ]; then
     printf 'pulumi-kubeadm: node %s: %s finished after an earlier connection was lost\n' "$PK_NODE" "$name" >&2
   elif [ ! -f "$dir/rc" ] && pk_run_alive "$dir"; then
-    read -r pid started <"$dir/pid" || true
     printf 'pulumi-kubeadm: node %s: %s still running from an earlier connection; waiting\n' "$PK_NODE" "$name" >&2
   else
     rm -f "$dir/rc" "$dir/rc.tmp" "$dir/pid"
@@ -118,7 +117,7 @@ pk_run_once() {
     echo "$pid $started" >"$dir/pid.tmp" && mv -f "$dir/pid.tmp" "$dir/pid"
   fi
   while [ ! -f "$dir/rc" ]; do
-    if ! pk_alive "$pid" "$started" && [ ! -f "$dir/rc" ]; then
+    if ! pk_run_alive "$dir" && [ ! -f "$dir/rc" ]; then
       pk_run_settle "$dir"
       if [ ! -f "$dir/rc" ]; then
         echo killed >"$dir/rc.killed" && mv -f "$dir/rc.killed" "$dir/rc"
