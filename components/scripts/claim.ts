@@ -10,14 +10,15 @@
 import { shellQuote } from "./quote";
 
 /** One claim call, every argument quoted: `pk_claim_once 'scope' 'owner' 'former'`. */
-export function claimCall(fn: "pk_claim" | "pk_claim_once" | "pk_release", scope: string, owner: string, formerOwners: readonly string[] = []): string {
+export function claimCall(fn: "pk_claim" | "pk_claim_once", scope: string, owner: string, formerOwners: readonly string[] = []): string {
   return [fn, ...[scope, owner, ...formerOwners].map(shellQuote)].join(" ");
 }
 
 /**
- * The last line of a destructive delete, after its work: `pk_release_done 'scope'` drops the last claim
- * that `pk_release` let it act on (a delete that fails before this line keeps the claim, and its retry acts).
+ * A destructive delete's lines around its `work`: `pk_release 'scope' 'owner' || exit 0` first (nothing
+ * done unless `owner` holds the last claim), then the work, then `pk_release_done 'scope'`, which drops
+ * that claim only once the work succeeded (a delete that fails midway keeps it, and its retry acts).
  */
-export function releaseDoneCall(scope: string): string {
-  return `pk_release_done ${shellQuote(scope)}`;
+export function releasingDelete(scope: string, owner: string, work: readonly string[]): string[] {
+  return [`pk_release ${shellQuote(scope)} ${shellQuote(owner)} || exit 0`, ...work, `pk_release_done ${shellQuote(scope)}`];
 }

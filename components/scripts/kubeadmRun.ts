@@ -5,7 +5,7 @@
  */
 import { renderScript } from "./script";
 import { shellQuote } from "./quote";
-import { claimCall, releaseDoneCall } from "./claim";
+import { claimCall, releasingDelete } from "./claim";
 import type { StepScripts } from "./types";
 
 /** Where the kubeadm configuration files go on a node (dir 0700, files 0600): lib.sh's `pk_kubeadm_once` and `pk_kubeadm_reset` name it (a unit test checks). */
@@ -58,7 +58,7 @@ export function versionLine(version: string): string {
  * replaced resource was claimed by its successor before this delete runs.
  */
 function resetScript(i: KubeadmOnceInput): string {
-  return renderScript(i.node, [`${claimCall("pk_release", i.scope, i.owner)} || exit 0`, `pk_kubeadm_reset ${i.action} ${shellQuote(i.criSocket)}`, releaseDoneCall(i.scope)]);
+  return renderScript(i.node, releasingDelete(i.scope, i.owner, [`pk_kubeadm_reset ${i.action} ${shellQuote(i.criSocket)}`]));
 }
 
 /**

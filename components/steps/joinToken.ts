@@ -14,7 +14,7 @@
  * `kubeadm reset` on it (kubeadm's documented order: drain, reset, delete the Node), and only when this
  * resource holds the last ownership claim here (so a rename or a replacement deletes nothing).
  */
-import { claimCall, releaseDoneCall } from "../scripts/claim";
+import { claimCall, releasingDelete } from "../scripts/claim";
 import { renderScript } from "../scripts/script";
 import { shellQuote } from "../scripts/quote";
 import { ADMIN_KUBECONFIG, KUBECTL } from "../scripts/kubectl";
@@ -46,10 +46,10 @@ export function joinTokenScripts(input: JoinTokenInput): StepScripts {
     update: renderScript(node, [...lines, claimCall("pk_claim_once", input.scope, input.owner, input.formerOwners)]),
     delete: renderScript(node, [
       `[ -f ${ADMIN_KUBECONFIG} ] || exit 0`,
-      `${claimCall("pk_release", input.scope, input.owner)} || exit 0`,
-      ...stillWantedLines(node),
-      `if pk_node_registered ${shellQuote(node)} removal; then ${KUBECTL} delete node ${shellQuote(node)} >&2; fi`,
-      releaseDoneCall(input.scope),
+      ...releasingDelete(input.scope, input.owner, [
+        ...stillWantedLines(node),
+        `if pk_node_registered ${shellQuote(node)} removal; then ${KUBECTL} delete node ${shellQuote(node)} >&2; fi`,
+      ]),
     ]),
   };
 }

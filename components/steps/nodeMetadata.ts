@@ -10,7 +10,7 @@ import { ADMIN_KUBECONFIG, KUBECTL, drainCommand } from "../scripts/kubectl";
 import type { StepScripts } from "../scripts/types";
 import type { StepContext, StepKind } from "./kind";
 import { stillWantedLines } from "../scripts/members";
-import { claimCall, releaseDoneCall } from "../scripts/claim";
+import { claimCall, releasingDelete } from "../scripts/claim";
 
 export { CRI_SOCKET_ANNOTATION, MANAGED_LABELS_ANNOTATION } from "../scripts/kubectl";
 
@@ -76,12 +76,12 @@ export function nodeMetadataScripts(input: NodeMetadataInput): StepScripts {
   const last = input.printsAdminKubeconfig ? [`cat ${ADMIN_KUBECONFIG} >&3`] : [];
   const del = renderScript(input.node, [
     `[ -f ${ADMIN_KUBECONFIG} ] || exit 0`,
-    claimCall("pk_release", input.scope, input.owner) + " || exit 0",
-    ...stillWantedLines(input.node),
-    `if pk_node_registered ${node} removal; then`,
-    `  ${drainCommand(node, input.drainTimeoutSeconds, input.drainGracePeriodSeconds)} >&2 || pk_fail "drain failed; the node stays cordoned"`,
-    `fi`,
-    releaseDoneCall(input.scope),
+    ...releasingDelete(input.scope, input.owner, [
+      ...stillWantedLines(input.node),
+      `if pk_node_registered ${node} removal; then`,
+      `  ${drainCommand(node, input.drainTimeoutSeconds, input.drainGracePeriodSeconds)} >&2 || pk_fail "drain failed; the node stays cordoned"`,
+      `fi`,
+    ]),
   ]);
   return {
     create: renderScript(input.node, [...body, claimCall("pk_claim", input.scope, input.owner), ...last]),
