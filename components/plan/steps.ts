@@ -78,18 +78,14 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    and in rollout batches (the same workers, `maxUnavailableWorkers` at a time, ids `batch_<n>`), one
  *    batch cordoned at a time, as kubeadm's upgrade guide takes workers: each member's `upgrade` (kubeadm's
  *    files only; kubeadm's guide runs `kubeadm upgrade node` before the drain: it runs beside the drain of
- *    the batch ahead, once that drain could start, so at most two batches wait for their kubelet after it;
- *    and after the member's own `join-token`, which waits for every API server at the target),
+ *    the batch ahead, once that drain could start, so at most two batches wait for their kubelet after it),
  *    the batch's `drain` (one session on the
  *    first control-plane node: after the first batch, it first uncordons the batch before, whose kubelet
  *    steps it waits for (each member that had joined before this run; one joining now, for its join); then
  *    the members whose kubelet version or runtime changes, drained side by side), each member's `kubelet`; the last batch's `uncordon` (one session) after its kubelets; each
- *    member's `node-metadata` after its `join` (so that on removal its delete, the drain, runs before the
- *    join's `kubeadm reset`) and the step that uncordoned it (no command on a worker that joins in
+ *    member's `node-metadata` after the step that uncordoned it (no command on a worker that joins in
  *    this run, nor for a version rollout). A member that joins in this run is never cordoned: its
- *    `upgrade` and `kubelet` wait for nothing but its `join-token` (not for any join, so they are done
- *    before the joins, not queued behind them), its `node-metadata` for its join and kubelet, not for the
- *    batch's drain or uncordon; after a wave's last member's `node-metadata`, the wave's
+ *    `kubelet` and `node-metadata` wait for its own steps only, not for the batch's drain or uncordon; after a wave's last member's `node-metadata`, the wave's
  *    `node-metadata` (every member's Node edits in one session). A change of a wave's or a batch's members
  *    replaces its steps (none has a delete).
  *
@@ -212,32 +208,27 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     }
     const material = token(node);
     const waveMaterial = materialOf[k] as string;
-    add(node, node.name, join, [stepId(node.name, "prepare"), material, waveMaterial, ...aheadJoined], undefined, { material: waveMaterial });
+    const joined = add(node, node.name, join, [stepId(node.name, "prepare"), material, waveMaterial, ...aheadJoined], undefined, { material: waveMaterial });
     // kubeadm's files (kubeadm's own order: `kubeadm upgrade node`, then drain) beside the drain of the batch
-    // ahead: after what that drain waits for besides its members' upgrades (the batch before it at the
-    // target), and after its own join-token, which on a node that had joined waits for every API server at
-    // the target. Not after its join: on a node that joins in this run it runs nothing, so it (and its
-    // kubelet) waits for nothing more and is done before the joins, not queued behind them (`ifJoined`);
-    // on a node that had joined the join did its work in an earlier run.
-    add(node, node.name, upgrade, [material], b === 0 ? undefined : { ...drainLine(b - 1), ifJoined: node.name });
+    // ahead: after what that drain waits for besides its members' upgrades (the batch before it at the target).
+    add(node, node.name, upgrade, [joined], b === 0 ? undefined : drainLine(b - 1));
   };
   /**
    * A worker's wait for its batch's drain (its kubelet) or for the step that uncordons it (its node
    * metadata), only when it had joined before this run: only then is it drained in this run (its prepare
-   * ran and reported it), so on a worker that joins in this run the idle kubelet and node metadata do not
-   * wait for the batch steps (fewer steps one after another at the end of a new cluster's provisioning).
+   * ran and reported it), so a worker that joins in this run goes from its join through its idle upgrade,
+   * kubelet and node metadata without waiting for the batch steps (two fewer steps one after another
+   * behind each worker's join: the end of a new cluster's provisioning).
    */
   const ownDrain = (node: ValidNode, step: string): LineWait => ({ existing: { ifAnyJoined: [node.name], after: [step] } });
   /**
-   * Each member's own node metadata, after its kubelet and join and (when it had joined, `ownDrain`) the step that
+   * Each member's own node metadata, after its kubelet and (when it had joined, `ownDrain`) the step that
    * uncordoned it, which waits for that kubelet only when the member had joined before this run; a join
    * wave's after its last member's.
    */
   const metadataAfter = (members: ValidNode[], uncordoned: string): void => {
     for (const node of members) {
-      // After its join too (its upgrade and kubelet do not wait for it): its delete, the drain, must come
-      // before the join's, `kubeadm reset` (Pulumi deletes a resource before those it depends on).
-      add(node, cp1, workerNodeMetadata, [stepId(node.name, kubelet.action), stepId(node.name, join.action)], ownDrain(node, uncordoned));
+      add(node, cp1, workerNodeMetadata, [stepId(node.name, kubelet.action)], ownDrain(node, uncordoned));
       const k = waveOf.get(node.name) as number;
       const wave = waves[k] as ValidNode[];
       if (wave[wave.length - 1] === node) {

@@ -51,12 +51,11 @@ test("the batches' waits: drain after every member's upgrade (the first after th
   for (const [w, b, uncordon] of [["w1", 1, "batch_2-drain"], ["w2", 1, "batch_2-drain"], ["w3", 2, "batch_3-drain"], ["w4", 2, "batch_3-drain"], ["w5", 3, "batch_3-uncordon"]] as const) {
     // Its batch's drain and the step that uncordons it only when it had joined (only then is it drained).
     expect(waits(steps, `${w}-kubelet`)).toEqual({ after: [`${w}-upgrade`], existing: [`batch_${b}-drain`], fresh: [] });
-    expect(waits(steps, `${w}-node-metadata`)).toEqual({ after: [`${w}-kubelet`, `${w}-join`], existing: [uncordon], fresh: [] });
+    expect(waits(steps, `${w}-node-metadata`)).toEqual({ after: [`${w}-kubelet`], existing: [uncordon], fresh: [] });
     // A member's upgrade (kubeadm's files) runs beside the drain of the batch ahead: after what that drain
-    // waits for besides its members' upgrades (fails on 7a17c88: after that drain); on a member that joins
-    // in this run (it runs nothing there) after its own join-token alone.
-    const twoAhead = b === 1 ? [] : b === 2 ? ["cp1-node-metadata"] : ["w1-kubelet", "w2-kubelet", "batch_1-drain"];
-    expect(waits(steps, `${w}-upgrade`)).toEqual({ after: [`${w}-join-token`], existing: twoAhead, fresh: [] });
+    // waits for besides its members' upgrades (fails on 7a17c88: after that drain).
+    const twoAhead = b === 1 ? undefined : b === 2 ? { existing: ["cp1-node-metadata"], fresh: ["cp1-cluster-config"] } : { existing: ["w1-kubelet", "w2-kubelet", "batch_1-drain"], fresh: ["w1-join", "w2-join"] };
+    expect(waits(steps, `${w}-upgrade`)).toEqual({ after: [`${w}-join`], existing: twoAhead?.existing ?? [], fresh: twoAhead?.fresh ?? [] });
   }
   // In the cluster, the first drain waits on the marks of the control-plane nodes; each later one
   // uncordons the batch before first.

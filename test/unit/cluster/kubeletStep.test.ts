@@ -49,9 +49,9 @@ test("a unit is upgrade, drain, kubelet, node-metadata (a worker's drain and unc
   ]);
   // Its kubelet after its batch's drain, its node-metadata after the uncordon, when it had joined (its line).
   expect(unit("w-1").map((s) => [s.id, s.runsOn, s.after, s.line?.existing])).toEqual([
-    ["w-1-upgrade", "w-1", ["w-1-join-token"], undefined],
+    ["w-1-upgrade", "w-1", ["w-1-join"], undefined],
     ["w-1-kubelet", "w-1", ["w-1-upgrade"], { ifAnyJoined: ["w-1"], after: ["batch_1-drain"] }],
-    ["w-1-node-metadata", "cp-1", ["w-1-kubelet", "w-1-join"], { ifAnyJoined: ["w-1"], after: ["batch_1-uncordon"] }],
+    ["w-1-node-metadata", "cp-1", ["w-1-kubelet"], { ifAnyJoined: ["w-1"], after: ["batch_1-uncordon"] }],
   ]);
   const drain = ctx("batch_1-drain");
   expect(drain.step.kind.stdin?.reads?.(drain)).toEqual(["w-1-upgrade"]);
