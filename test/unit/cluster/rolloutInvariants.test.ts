@@ -5,7 +5,7 @@
  * at a time (a control-plane node and workers never at once); a worker's kubeadm files and kubelet only
  * after every control-plane node's `kubeadm upgrade`; `kubeadm token create` never beside the first
  * control-plane node's `kubeadm upgrade apply`; at most two batches between `kubeadm upgrade node` and
- * their kubelet. Only a node whose report says it had joined is drained or upgraded (its prepare ran in
+ * their kubelet; each node's unit (upgrade, kubelet, node-metadata) after its own join, whatever it reports. Only a node whose report says it had joined is drained or upgraded (its prepare ran in
  * this run). Found by review of b4b62f1 (fails there): a batch whose members all join in
  * this run broke the line, so the drain after it could cordon its batch while the batch two ahead, or
  * the last control-plane node, was still cordoned.
@@ -61,6 +61,16 @@ function faults(cps: string[], workers: string[], joined: (n: string) => boolean
       if (!before(uncordon, `${w}-node-metadata`)) out.push(`${w}-node-metadata not after ${uncordon}`);
     }
   });
+  // Whatever the reports, each node's unit after its own join (init): a unit step recorded before its node
+  // joined (a join that failed) runs its real script on its next update (an idle step's update is the
+  // script), and a node that reports it had joined may still have a join to finish (a reset and a new join
+  // after one killed midway). Its node-metadata after its join too: on removal Pulumi runs its delete (the
+  // drain) before the join's (kubeadm reset), since it deletes a resource before those it depends on. (A
+  // review of d5731ff, which took a worker's idle upgrade and kubelet off its join: fails there.)
+  for (const n of [...cps, ...workers]) {
+    const made = n === cps[0] ? `${n}-init` : `${n}-join`;
+    for (const step of ["upgrade", "kubelet", "node-metadata"]) if (!before(made, `${n}-${step}`)) out.push(`${n}-${step} not after ${made}`);
+  }
   for (const w of workers.filter(joined)) {
     for (const c of cps.filter(joined)) {
       if (!before(`${c}-upgrade`, `${w}-upgrade`)) out.push(`${w}-upgrade not after ${c}-upgrade`);
