@@ -35,6 +35,11 @@ export interface MemberRecord {
   role: string;
   /** The declared CRI socket (normalised), or undefined when it is detected on the node. */
   criSocket?: string;
+  /**
+   * The machine was marked `gone` (its Node deleted, its steps retained on delete: taking it out of
+   * `nodes` runs nothing on it); absent otherwise, and in records of earlier versions of this package.
+   */
+  gone?: true;
 }
 
 /** What the members record keeps. */
@@ -54,7 +59,7 @@ export function membersOf(cluster: ValidCluster): MembersRecord {
   return {
     version: cluster.version.text,
     nodeLocalCriSocket: cluster.nodeLocalCriSocket,
-    nodes: cluster.nodes.map((n) => ({ name: n.name, role: n.role, ...(n.criSocket !== undefined ? { criSocket: n.criSocket } : {}) })),
+    nodes: cluster.nodes.map((n) => ({ name: n.name, role: n.role, ...(n.criSocket !== undefined ? { criSocket: n.criSocket } : {}), ...(n.gone ? { gone: true as const } : {}) })),
   };
 }
 

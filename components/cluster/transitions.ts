@@ -47,7 +47,10 @@ export function planTransitions(cluster: ValidCluster, last: MembersRecord | und
   for (const old of last.nodes) {
     const n = now.get(old.name);
     let line: string | undefined;
-    if (n === undefined) {
+    if (n === undefined && old.gone === true) {
+      // Its steps were frozen with retainOnDelete when it was marked gone: their deletes never run.
+      line = `node "${old.name}" is no longer in nodes: it was marked gone, so this up drops its steps from the state and runs nothing on the machine (no drain, no kubeadm reset; its Node object was deleted when it was marked gone)`;
+    } else if (n === undefined) {
       line = `node "${old.name}" is no longer in nodes: this up will drain it, run kubeadm reset on it (with its CRI socket${
         old.role === "control-plane" ? "; this removes its etcd member" : ""
       }), then delete its Node object`;

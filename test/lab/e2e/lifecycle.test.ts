@@ -166,9 +166,10 @@ test("a worker whose machine is gone: gone: true deletes its Node without SSH to
   expect(preview.engine.diagnostics.join("\n")).toContain('node "worker-1" is marked gone: this up deletes its Node object');
   const forgot = await run(stack("prod", marked));
   ok(forgot);
-  // Besides the forget, only the deletes of the join wave's and the rollout batch's steps (worker-1, now
-  // gone, was their last member), which have no delete command: nothing else runs.
-  expect(ranNames(forgot).sort()).toEqual(["prod-batch_1-drain", "prod-batch_1-uncordon", "prod-worker-1-forget", "prod-workers_1-join-material", "prod-workers_1-node-metadata"]);
+  // Besides the forget and the members record (on cp-1: it now records the mark, so that taking the entry
+  // out is announced as running nothing), only the deletes of the join wave's and the rollout batch's
+  // steps (worker-1, now gone, was their last member), which have no delete command: nothing else runs.
+  expect(ranNames(forgot).sort()).toEqual(["prod-batch_1-drain", "prod-batch_1-uncordon", "prod-members", "prod-worker-1-forget", "prod-workers_1-join-material", "prod-workers_1-node-metadata"]);
   expect(forgot.engine.steps.filter((s) => /^prod-(workers|batch)_1-/.test(s.name)).map((s) => `${s.name}:${s.op}:${s.oldDelete === true}`).sort()).toEqual([
     "prod-batch_1-drain:delete:false",
     "prod-batch_1-uncordon:delete:false",
@@ -177,6 +178,11 @@ test("a worker whose machine is gone: gone: true deletes its Node without SSH to
   ]);
   expect(Object.keys(forgot.sshSessions)).toEqual([`${nodeAddress(0)}:22`]);
   expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "cp-2"]);
+  // The preview's warning says what happens: nothing on the machine (fails on 4d2c386: "this up will drain it, run kubeadm reset on it").
+  const dropping = await run(stack("prod", nodes.filter((n) => n.name !== "worker-1")), "preview");
+  expect(dropping.ok).toBe(true);
+  expect(dropping.engine.diagnostics.join("\n")).toContain('node "worker-1" is no longer in nodes: it was marked gone, so this up drops its steps from the state and runs nothing on the machine');
+  expect(dropping.engine.diagnostics.join("\n")).not.toContain("this up will drain it");
   const dropped = await run(stack("prod", nodes.filter((n) => n.name !== "worker-1")));
   ok(dropped);
   expect(dropped.resources.filter((r) => r.op === "delete").map((r) => r.name)).toEqual(expect.arrayContaining(["prod-worker-1-join", "prod-worker-1-node-metadata", "prod-worker-1-forget"]));

@@ -39,6 +39,20 @@ test("removed nodes and changed sockets are named; unchanged or new nodes are no
   expect(planTransitions(cluster(base), undefined)).toEqual({ warnings: [], byNode: new Map() });
 });
 
+test("a removed node that the last up recorded as gone: the warning says nothing runs on the machine (its steps are retained on delete), not that it is drained and reset", () => {
+  const last = membersOf(cluster(base, "v1.34.2", undefined, ["worker-1"]));
+  expect(last.nodes.map((n) => [n.name, n.gone])).toEqual([["cp-1", undefined], ["cp-2", undefined], ["worker-1", true], ["worker-2", undefined]]);
+  const without = cluster(base.filter(([name]) => name !== "worker-1"));
+  // Fails on 4d2c386: the warning said "this up will drain it, run kubeadm reset on it", which it does not.
+  expect(planTransitions(without, last).warnings).toEqual([
+    'node "worker-1" is no longer in nodes: it was marked gone, so this up drops its steps from the state and runs nothing on the machine (no drain, no kubeadm reset; its Node object was deleted when it was marked gone)',
+  ]);
+  // A record without the mark (no gone node then, or an earlier version of this package) keeps the drain and reset words.
+  expect(planTransitions(without, membersOf(cluster(base))).warnings[0]).toContain("this up will drain it, run kubeadm reset on it");
+  // A cluster without a gone node records the same members value as before (its record is not updated).
+  expect(JSON.stringify(membersOf(cluster(base)))).not.toContain("gone");
+});
+
 test("a criSocket declared where it was detected, or left to detection where it was declared, is named as a possible runtime switch", () => {
   const last = membersOf(cluster(base));
   // worker-2's socket was detected (containerd there); declaring CRI-O switches it in place, drain included.

@@ -5,13 +5,13 @@ import type { ClusterSpec } from "../../../components/kubeadm/types";
 export const CONTAINERD = "unix:///run/containerd/containerd.sock";
 export const CRIO = "unix:///var/run/crio/crio.sock";
 
-/** `[name, role, criSocket?]` per node, hosts 10.0.0.1, .2, ... in order. */
-export function cluster(nodes: Array<[string, string, string?]>, version = "v1.34.2", gates?: Record<string, boolean>) {
+/** `[name, role, criSocket?]` per node, hosts 10.0.0.1, .2, ... in order; the nodes named in `gone` marked `gone: true`. */
+export function cluster(nodes: Array<[string, string, string?]>, version = "v1.34.2", gates?: Record<string, boolean>, gone: string[] = []) {
   const spec: ClusterSpec = {
     kubernetesVersion: version,
     controlPlaneEndpoint: "k8s.example.internal:6443",
     ...(gates ? { featureGates: gates } : {}),
-    nodes: nodes.map(([name, role, criSocket], i) => ({ name, role, host: `10.0.0.${i + 1}`, ...(criSocket ? { criSocket } : {}) })),
+    nodes: nodes.map(([name, role, criSocket], i) => ({ name, role, host: `10.0.0.${i + 1}`, ...(criSocket ? { criSocket } : {}), ...(gone.includes(name) ? { gone: true } : {}) })),
   };
   return validateCluster(spec);
 }
