@@ -8,10 +8,11 @@
  * - `<cluster>-init-node`: the node that ran `kubeadm init`. Its value is never updated
  *   (`ignoreChanges`), so it always reads back the first value: the preview refuses a plan whose first
  *   control-plane node is another one.
- * - `<cluster>-members`: the version, the gate's state, and each node's name, role and declared CRI socket, as the last
- *   `up` whose every step succeeded asked. At preview its changes are ignored, so it reads back that
- *   value and the component can say, before anything runs, which nodes a plan removes (drain, reset,
- *   delete) or switches to another runtime, and from which version it upgrades. An `up` records the new
+ * - `<cluster>-members`: the version, the gate's state, and each node's name, role, declared CRI socket
+ *   and gone mark, as the last `up` whose every step succeeded asked. At preview its changes are ignored,
+ *   so it reads back that value and the component can say, before anything runs, which nodes a plan
+ *   removes (drain, reset, delete; nothing for a node marked gone) or switches to another runtime, and
+ *   from which version it upgrades. An `up` records the new
  *   value after every step (it depends on them all), so an `up` that failed midway (a blocked drain, a
  *   failed `kubeadm upgrade apply`) leaves the old value: the next preview still names the switch and
  *   the version step from where the cluster was (a skipped minor after a half-done upgrade is refused).
@@ -36,8 +37,9 @@ export interface MemberRecord {
   /** The declared CRI socket (normalised), or undefined when it is detected on the node. */
   criSocket?: string;
   /**
-   * The machine was marked `gone` (its Node deleted, its steps retained on delete: taking it out of
-   * `nodes` runs nothing on it); absent otherwise, and in records of earlier versions of this package.
+   * The machine was marked `gone` in the `up` that wrote the record (its Node deleted, its steps frozen and
+   * retained on delete: taking it out of `nodes` runs nothing on it; the mark cannot be taken off while it
+   * stays there, transitions.ts); absent otherwise, and in records of earlier versions of this package.
    */
   gone?: true;
 }

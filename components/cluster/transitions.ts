@@ -1,8 +1,9 @@
 /**
  * What a plan does to the cluster the last `up` left, in words, from the component's own records
- * (records.ts): which nodes it removes (drain, `kubeadm reset`, Node deleted), which it switches to
- * another container runtime, from which version it upgrades; and the refusal of a plan whose first
- * control-plane node is not the node that ran `kubeadm init`.
+ * (records.ts): which nodes it removes (drain, `kubeadm reset`, Node deleted; nothing for a node the
+ * record marks gone), which it switches to another container runtime, from which version it upgrades;
+ * and the refusal of a plan whose first control-plane node is not the node that ran `kubeadm init`, or
+ * that takes the gone mark off a node still in `nodes`.
  */
 import { KubeadmConfigError, type ValidCluster } from "../kubeadm/types";
 import { checkUpgrade, parseKubernetesVersion } from "../kubeadm/version";
@@ -28,7 +29,8 @@ function switchWords(cluster: ValidCluster): string {
  * Compare the last `up`'s members with the plan.
  * @param last the members record read back (undefined: a new cluster, or a preview before the first `up` recorded it).
  * @throws KubeadmConfigError (field `kubernetesVersion`) when the step from the recorded version is one
- *   kubeadm refuses (a skipped minor, a downgrade): kubeadm's rule, `checkUpgrade`.
+ *   kubeadm refuses (a skipped minor, a downgrade): kubeadm's rule, `checkUpgrade`; (field `gone`, naming
+ *   the node) when a node the record marks gone is still in `nodes` without the mark.
  */
 export function planTransitions(cluster: ValidCluster, last: MembersRecord | undefined): Transitions {
   const byNode = new Map<string, string>();
@@ -46,9 +48,19 @@ export function planTransitions(cluster: ValidCluster, last: MembersRecord | und
   const warnings: string[] = [];
   for (const old of last.nodes) {
     const n = now.get(old.name);
+    if (old.gone === true && n !== undefined && !n.gone) {
+      // Its steps would run again on the machine, unfrozen; and an `up` that failed after that would leave
+      // the record saying gone while the steps' deletes (drain, kubeadm reset) run on a later removal.
+      throw new KubeadmConfigError(
+        "gone",
+        `the last up recorded this node as gone (its Node object deleted, its steps kept without running); its mark cannot be taken off while it stays in nodes. Nothing was changed. To bring its machine back, take its entry out of nodes and pulumi up (nothing runs on the machine), wipe the machine (kubeadm reset and the files of /var/lib/pulumi-kubeadm, as README's "A worker whose machine is gone" shows), then add the entry back without gone: it joins as a new node.`,
+        old.name,
+      );
+    }
     let line: string | undefined;
     if (n === undefined && old.gone === true) {
-      // Its steps were frozen with retainOnDelete when it was marked gone: their deletes never run.
+      // Its steps were frozen with retainOnDelete when it was marked gone, and stayed so (its mark cannot
+      // be taken off while it stays in nodes, above): their deletes never run.
       line = `node "${old.name}" is no longer in nodes: it was marked gone, so this up drops its steps from the state and runs nothing on the machine (no drain, no kubeadm reset; its Node object was deleted when it was marked gone)`;
     } else if (n === undefined) {
       line = `node "${old.name}" is no longer in nodes: this up will drain it, run kubeadm reset on it (with its CRI socket${

@@ -178,6 +178,12 @@ test("a worker whose machine is gone: gone: true deletes its Node without SSH to
   ]);
   expect(Object.keys(forgot.sshSessions)).toEqual([`${nodeAddress(0)}:22`]);
   expect(Object.keys(storeNodes()).sort()).toEqual(["cp-1", "cp-2"]);
+  // Taking the mark off while the entry stays is refused (its steps would run on the machine again); nothing runs.
+  const unmarking = await run(stack("prod", nodes));
+  expect(unmarking.ok).toBe(false);
+  expect([...unmarking.errors, ...unmarking.engine.diagnostics].join("\n")).toContain('node "worker-1": gone: the last up recorded this node as gone');
+  expect(ranNames(unmarking).filter((n) => !n.endsWith("-plan-refused"))).toEqual([]);
+  expect(unmarking.sshSessions).toEqual({});
   // The preview's warning says what happens: nothing on the machine (fails on 4d2c386: "this up will drain it, run kubeadm reset on it").
   const dropping = await run(stack("prod", nodes.filter((n) => n.name !== "worker-1")), "preview");
   expect(dropping.ok).toBe(true);

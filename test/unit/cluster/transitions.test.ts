@@ -51,6 +51,12 @@ test("a removed node that the last up recorded as gone: the warning says nothing
   expect(planTransitions(without, membersOf(cluster(base))).warnings[0]).toContain("this up will drain it, run kubeadm reset on it");
   // A cluster without a gone node records the same members value as before (its record is not updated).
   expect(JSON.stringify(membersOf(cluster(base)))).not.toContain("gone");
+  // The mark cannot be taken off while the node stays in nodes (its steps would run on the machine again,
+  // and an up that failed after that would leave the record saying gone while a removal resets it).
+  expect(() => planTransitions(cluster(base), last)).toThrow(
+    'node "worker-1": gone: the last up recorded this node as gone (its Node object deleted, its steps kept without running); its mark cannot be taken off while it stays in nodes. Nothing was changed. To bring its machine back, take its entry out of nodes and pulumi up',
+  );
+  expect(planTransitions(cluster(base, "v1.34.2", undefined, ["worker-1"]), last).warnings).toEqual([expect.stringContaining('node "worker-1" is marked gone')]);
 });
 
 test("a criSocket declared where it was detected, or left to detection where it was declared, is named as a possible runtime switch", () => {
