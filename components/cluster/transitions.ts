@@ -53,7 +53,7 @@ export function planTransitions(cluster: ValidCluster, last: MembersRecord | und
       // the record saying gone while the steps' deletes (drain, kubeadm reset) run on a later removal.
       throw new KubeadmConfigError(
         "gone",
-        `the last up recorded this node as gone (its Node object deleted, its steps kept without running); its mark cannot be taken off while it stays in nodes. Nothing was changed. To bring its machine back, take its entry out of nodes and pulumi up (nothing runs on the machine), wipe the machine (kubeadm reset and the files of /var/lib/pulumi-kubeadm, as README's "A worker whose machine is gone" shows), then add the entry back without gone: it joins as a new node.`,
+        `the last up recorded this node as gone (its Node object deleted, its steps kept without running); its mark cannot be taken off while it stays in nodes. Nothing was changed. To bring its machine back, take its entry out of nodes and pulumi up (nothing runs on the machine), wipe the machine as README's "A worker whose machine is gone" shows, then add the entry back without gone: it joins as a new node (or, in one edit, add the wiped machine back under a new name).`,
         old.name,
       );
     }
@@ -61,7 +61,7 @@ export function planTransitions(cluster: ValidCluster, last: MembersRecord | und
     if (n === undefined && old.gone === true) {
       // Its steps were frozen with retainOnDelete when it was marked gone, and stayed so (its mark cannot
       // be taken off while it stays in nodes, above): their deletes never run.
-      line = `node "${old.name}" is no longer in nodes: it was marked gone, so this up drops its steps from the state and runs nothing on the machine (no drain, no kubeadm reset; its Node object was deleted when it was marked gone)`;
+      line = `node "${old.name}" is no longer in nodes: it was marked gone, so this up drops its steps from the state and runs nothing on the machine (no drain, no kubeadm reset; its Node object was deleted when it was marked gone). Unless an up since the last completed one took its gone mark off (the preview refuses that; an up that skips the preview does not check): then this up drains it, runs kubeadm reset on it and deletes its Node object, as for any removed node`;
     } else if (n === undefined) {
       line = `node "${old.name}" is no longer in nodes: this up will drain it, run kubeadm reset on it (with its CRI socket${
         old.role === "control-plane" ? "; this removes its etcd member" : ""
