@@ -384,8 +384,8 @@ export class Cluster extends pulumi.ComponentResource {
    * removed nodes last (drained, reset, Node deleted); one `nothing to change: ...` line when the
    * component's record of the last `up` says the cluster is as asked. At preview the record is the last
    * `up`'s; after an `up` it is that `up`'s own, so the stack output then says nothing to change.
-   * `refused: <why>` for a refused plan (a version step kubeadm refuses, a moved init node, a gone mark taken off a node still in nodes). The full
-   * step list of the desired state: `describePlan(buildPlan(...))`.
+   * `refused: <why>` for a refused plan (a version step kubeadm refuses, a moved init node, a gone mark
+   * taken off a node still in nodes). The full step list of the desired state: `describePlan(buildPlan(...))`.
    */
   public readonly plan: pulumi.Output<string[]>;
   /** The version this program asks for, `v1.34.2`. */
