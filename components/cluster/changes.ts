@@ -3,7 +3,8 @@
  * decides it, from its own record of the last `up` (records.ts) and the transitions it finds there
  * (transitions.ts). A node that joins, the version step on each node, a runtime switch, a gate toggle,
  * a machine gone, and last a node removed (drained, reset, its Node deleted, as the engine deletes after
- * everything else; its steps dropped with nothing run when the record marks it gone); "nothing to change" when the record says the cluster is as asked.
+ * everything else; its steps dropped with nothing run when the record marks it gone); "nothing to
+ * change" when the record says the cluster is as asked.
  */
 import type { ValidCluster, ValidNode } from "../kubeadm/types";
 import type { Step } from "../plan/steps";

@@ -38,8 +38,8 @@ export interface MemberRecord {
   criSocket?: string;
   /**
    * The machine was marked `gone` in the `up` that wrote the record (its Node deleted, its steps frozen and
-   * retained on delete: taking it out of `nodes` runs nothing on it; the mark cannot be taken off while it
-   * stays there, transitions.ts); absent otherwise, and in records of earlier versions of this package.
+   * retained on delete: taking it out of `nodes` runs nothing on it; the preview refuses taking the mark
+   * off while it stays there, transitions.ts); absent otherwise, and in records of earlier versions of this package.
    */
   gone?: true;
 }

@@ -59,8 +59,8 @@ export function planTransitions(cluster: ValidCluster, last: MembersRecord | und
     }
     let line: string | undefined;
     if (n === undefined && old.gone === true) {
-      // Its steps were frozen with retainOnDelete when it was marked gone, and stayed so (its mark cannot
-      // be taken off while it stays in nodes, above): their deletes never run.
+      // Its steps were frozen with retainOnDelete when it was marked gone, and stay so unless an up took
+      // the mark off (refused above, but only at preview): the line names that case too.
       line = `node "${old.name}" is no longer in nodes: it was marked gone, so this up drops its steps from the state and runs nothing on the machine (no drain, no kubeadm reset; its Node object was deleted when it was marked gone). Unless an up since the last completed one took its gone mark off (the preview refuses that; an up that skips the preview does not check): then this up drains it, runs kubeadm reset on it and deletes its Node object, as for any removed node`;
     } else if (n === undefined) {
       line = `node "${old.name}" is no longer in nodes: this up will drain it, run kubeadm reset on it (with its CRI socket${

@@ -140,6 +140,8 @@ test("lib.sh names the paths and line prefixes the TypeScript side writes for it
   expect(LIBRARY_TEXT).toContain(`own="$PK_STATE_DIR"/${KUBELET_JOURNAL_DIR}\n`);
   const { MEMBERS_FILE } = require("../../../components/scripts/members") as typeof import("../../../components/scripts/members");
   expect(LIBRARY_TEXT).toContain(`grep -qxF -- "$1" ${MEMBERS_FILE}; then`);
+  // pk_node_registered's destroy exception reads the same file (no list: the whole cluster is destroyed).
+  expect(LIBRARY_TEXT).toContain(`[ "\${2:-}" = removal ] && [ ! -f ${MEMBERS_FILE} ]`);
 });
 
 test("a change of lib.sh's comments alone changes no step's command text (no step runs again for it)", () => {
