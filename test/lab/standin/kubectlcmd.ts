@@ -103,18 +103,52 @@ export function nodeStatus(n: NodeObject): string {
   return n.spec.unschedulable ? `${s},SchedulingDisabled` : s;
 }
 
-function nodeTable(nodes: NodeObject[]): string {
+/** kubectl's LABELS column: `k=v` pairs sorted by key, comma-separated, `<none>` when there are none. */
+function labelsCell(labels: Record<string, string> | undefined): string {
+  const keys = Object.keys(labels ?? {}).sort();
+  return keys.length === 0 ? "<none>" : keys.map((k) => `${k}=${(labels as Record<string, string>)[k]}`).join(",");
+}
+
+/** How `get` prints its table: `-o wide`'s extra columns, `--show-labels`' LABELS column last. */
+interface TableForm {
+  wide: boolean;
+  showLabels: boolean;
+}
+
+/**
+ * kubectl's Node table (its printNode). `-o wide` adds INTERNAL-IP and EXTERNAL-IP (from
+ * `status.addresses`, which the lab's Nodes do not have: `<none>`, as kubectl prints a missing one),
+ * OS-IMAGE and KERNEL-VERSION (not in the lab's `nodeInfo`: `<unknown>`, as kubectl prints an empty one)
+ * and CONTAINER-RUNTIME.
+ */
+function nodeTable(nodes: NodeObject[], form: TableForm): string {
   if (nodes.length === 0) return "";
-  const rows = [["NAME", "STATUS", "ROLES", "AGE", "VERSION"]];
+  const head = ["NAME", "STATUS", "ROLES", "AGE", "VERSION"];
+  if (form.wide) head.push("INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME");
+  if (form.showLabels) head.push("LABELS");
+  const rows = [head];
   for (const n of nodes) {
     const roles = Object.keys(n.metadata.labels)
       .filter((k) => k.startsWith("node-role.kubernetes.io/"))
       .map((k) => k.slice("node-role.kubernetes.io/".length))
       .sort();
-    rows.push([n.metadata.name, nodeStatus(n), roles.length ? roles.join(",") : "<none>", age(n.metadata.creationTimestamp), n.status.nodeInfo.kubeletVersion]);
+    const row = [n.metadata.name, nodeStatus(n), roles.length ? roles.join(",") : "<none>", age(n.metadata.creationTimestamp), n.status.nodeInfo.kubeletVersion];
+    if (form.wide) row.push("<none>", "<none>", "<unknown>", "<unknown>", n.status.nodeInfo.containerRuntimeVersion || "<unknown>");
+    if (form.showLabels) row.push(labelsCell(n.metadata.labels));
+    rows.push(row);
   }
   return columns(rows);
 }
+
+/** kubectl's ConfigMap table (`-o wide` adds no column for ConfigMaps). */
+function configMapTable(items: ConfigMapObject[], form: TableForm): string {
+  const head = ["NAME", "DATA", "AGE", ...(form.showLabels ? ["LABELS"] : [])];
+  const row = (c: ConfigMapObject) => [c.metadata.name, String(Object.keys(c.data).length), age(c.metadata.creationTimestamp), ...(form.showLabels ? [labelsCell(c.metadata.labels)] : [])];
+  return columns([head, ...items.map(row)]);
+}
+
+/** The flags this stand-in's `get` reads; kubectl's others are refused rather than ignored. */
+const GET_FLAGS = ["o", "output", "n", "namespace", "show-labels"];
 
 function getNode(s: Store, name: string): NodeObject {
   const n = s.nodes[name];
@@ -129,40 +163,43 @@ function getConfigMap(s: Store, ns: string, name: string): ConfigMapObject {
 }
 
 async function get(p: Parsed): Promise<string> {
+  const unsupported = Object.keys(p.flags).filter((f) => !GET_FLAGS.includes(f));
+  if (unsupported.length > 0) {
+    throw new Fail(`error: this lab stand-in's kubectl get does not support ${unsupported.map((f) => (f.length === 1 ? `-${f}` : `--${f}`)).join(", ")} (it reads -o/--output, -n/--namespace and --show-labels)`);
+  }
   const t = target(p.positional);
   const s = await readStore();
   const fmt = flag(p, "o", "output");
+  const form: TableForm = { wide: fmt === "wide", showLabels: p.flags["show-labels"] === true || p.flags["show-labels"] === "true" };
   if (t.kind === "node") {
     if (t.name && t.rest.length === 0) {
       const n = getNode(s, t.name);
-      return output(n, fmt, () => nodeTable([n]));
+      return output(n, fmt, () => nodeTable([n], form));
     }
     if (t.name) {
       // Several names: kubectl's List of the Nodes it found, then its error for each one it did not (exit 1).
       const names = [t.name, ...t.rest];
       const found = names.map((n) => s.nodes[n]).filter((n): n is NodeObject => n !== undefined);
-      const text = output({ apiVersion: "v1", items: found, kind: "List", metadata: { resourceVersion: "" } }, fmt, () => nodeTable(found));
+      const text = output({ apiVersion: "v1", items: found, kind: "List", metadata: { resourceVersion: "" } }, fmt, () => nodeTable(found, form));
       const missing = names.filter((n) => s.nodes[n] === undefined);
       if (missing.length === 0) return text;
       process.stdout.write(text);
       throw new Fail(missing.map((n) => `Error from server (NotFound): nodes "${n}" not found`).join("\n"));
     }
     const items = Object.values(s.nodes).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
-    if (items.length === 0 && fmt === undefined) {
+    if (items.length === 0 && (fmt === undefined || fmt === "wide")) {
       process.stderr.write("No resources found\n");
       return "";
     }
-    return output({ apiVersion: "v1", items, kind: "List", metadata: { resourceVersion: "" } }, fmt, () => nodeTable(items));
+    return output({ apiVersion: "v1", items, kind: "List", metadata: { resourceVersion: "" } }, fmt, () => nodeTable(items, form));
   }
   const ns = flag(p, "n", "namespace") ?? "default";
   if (!t.name) {
     const items = Object.values(s.configMaps).filter((c) => c.metadata.namespace === ns);
-    return output({ apiVersion: "v1", items, kind: "List", metadata: { resourceVersion: "" } }, fmt, () =>
-      columns([["NAME", "DATA", "AGE"], ...items.map((c) => [c.metadata.name, String(Object.keys(c.data).length), age(c.metadata.creationTimestamp)])]),
-    );
+    return output({ apiVersion: "v1", items, kind: "List", metadata: { resourceVersion: "" } }, fmt, () => configMapTable(items, form));
   }
   const c = getConfigMap(s, ns, t.name);
-  return output(c, fmt, () => columns([["NAME", "DATA", "AGE"], [c.metadata.name, String(Object.keys(c.data).length), age(c.metadata.creationTimestamp)]]));
+  return output(c, fmt, () => configMapTable([c], form));
 }
 
 /**

@@ -85,6 +85,25 @@ describe("kubectl", () => {
     expect(await cp.kubectl("annotate", "--overwrite", "node", "nope", "w1", "lab/m=z")).toEqual({ code: 1, stdout: "node/w1 annotated\n", stderr: 'Error from server (NotFound): nodes "nope" not found\n' });
     expect(lab.store().nodes.w1.metadata.annotations["lab/m"]).toBe("z");
   });
+  test("get prints --show-labels' LABELS and -o wide's columns as kubectl does, and refuses flags it does not read", async () => {
+    expect((await cp.kubectl("label", "node", "w1", "lab/z=last", "lab/b=first")).code).toBe(0);
+    const labels = lab.store().nodes.w1.metadata.labels;
+    const expected = Object.keys(labels).sort().map((k) => `${k}=${labels[k]}`).join(",");
+    const shown = (await cp.kubectl("get", "node", "w1", "--show-labels")).stdout.split("\n");
+    expect(shown[0]).toMatch(/^NAME +STATUS +ROLES +AGE +VERSION +LABELS$/);
+    expect(shown[1]).toMatch(/^w1 +Ready +<none> +\S+ +v1\.33\.2 +(\S+)$/);
+    expect(shown[1]!.split(/ +/).at(-1)).toBe(expected);
+    expect(expected.indexOf("lab/b=first")).toBeLessThan(expected.indexOf("lab/z=last"));
+    const wide = (await cp.kubectl("get", "nodes", "-o", "wide")).stdout.split("\n");
+    expect(wide[0]).toMatch(/^NAME +STATUS +ROLES +AGE +VERSION +INTERNAL-IP +EXTERNAL-IP +OS-IMAGE +KERNEL-VERSION +CONTAINER-RUNTIME$/);
+    const runtime = (await cp.kubectl("get", "node", "w1", "-o", "jsonpath={.status.nodeInfo.containerRuntimeVersion}")).stdout;
+    expect(runtime).not.toBe("");
+    expect(wide.find((l) => l.startsWith("w1 "))).toMatch(new RegExp(`^w1 +Ready +<none> +\\S+ +v1\\.33\\.2 +<none> +<none> +<unknown> +<unknown> +${runtime.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`));
+    const cm = (await cp.kubectl("get", "cm", "-n", "kube-system", "kubeadm-config", "--show-labels")).stdout;
+    expect(cm).toMatch(/^NAME +DATA +AGE +LABELS\nkubeadm-config +\d+ +\S+ +<none>\n$/);
+    const refused = await cp.kubectl("get", "nodes", "-l", "lab/b=first", "--no-headers");
+    expect(refused).toEqual({ code: 1, stdout: "", stderr: "error: this lab stand-in's kubectl get does not support -l, --no-headers (it reads -o/--output, -n/--namespace and --show-labels)\n" });
+  });
   test("cordon, drain (blocked by a PDB from the host, then not), uncordon", async () => {
     expect((await cp.kubectl("cordon", "w1")).stdout).toBe("node/w1 cordoned\n");
     expect((await cp.kubectl("get", "nodes")).stdout).toMatch(/\nw1 +Ready,SchedulingDisabled /);
