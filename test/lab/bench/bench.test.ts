@@ -2,7 +2,7 @@
 import { execFileSync } from "child_process";
 import { median, pairedRatios, summarize } from "./stats";
 import { parseOptions, SCENARIOS } from "./options";
-import { batches, parseInitOutput, sideBySide, upgradeNodeCommand } from "./floor";
+import { batches, initCommand, joinCommand, parseInitOutput, sideBySide, upgradeNodeCommand } from "./floor";
 import { kindOf, startAndTail, stepKinds, timeline } from "./steps";
 import { countKubeadmRuns } from "./cluster";
 import { sessionFigures } from "./result";
@@ -47,6 +47,16 @@ test("the floor: join material from kubeadm init's output, batches, side-by-side
   const out = `You can now join any number of control-plane nodes ...\n\n  kubeadm join 127.0.0.150:6443 --token abcdef.0123456789abcdef \\\n\t--discovery-token-ca-cert-hash ${hash} \\\n\t--control-plane --certificate-key ${key}\n`;
   expect(parseInitOutput(out)).toEqual({ token: "abcdef.0123456789abcdef", caCertHash: hash, certificateKey: key });
   expect(() => parseInitOutput("[init] done\n")).toThrow(/no join command/);
+  // The operator's words, shared by the floor over SSH and the floor through the engine (engineFloor.ts).
+  const sock = "unix:///run/containerd/containerd.sock";
+  expect(initCommand("127.0.0.150:6443", "v1.34.2", "cp-1")).toBe(
+    `kubeadm init --control-plane-endpoint 127.0.0.150:6443 --upload-certs --kubernetes-version v1.34.2 --cri-socket ${sock} --node-name cp-1 && mkdir -p $HOME/.kube && cp /etc/kubernetes/admin.conf $HOME/.kube/config`,
+  );
+  const m = parseInitOutput(out);
+  expect(joinCommand(m, "127.0.0.150:6443", "worker-1", false)).toBe(`kubeadm join 127.0.0.150:6443 --token abcdef.0123456789abcdef --discovery-token-ca-cert-hash ${hash} --cri-socket ${sock} --node-name worker-1`);
+  expect(joinCommand(m, "127.0.0.150:6443", "cp-2", true)).toBe(
+    `kubeadm join 127.0.0.150:6443 --token abcdef.0123456789abcdef --discovery-token-ca-cert-hash ${hash} --cri-socket ${sock} --node-name cp-2 --control-plane --certificate-key ${key}`,
+  );
   expect(batches([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
   expect(() => batches([1], 0)).toThrow(/batch size 0/);
   expect(upgradeNodeCommand("v1.35.0", "kubeadm upgrade node")).toMatch(

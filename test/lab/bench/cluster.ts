@@ -6,7 +6,8 @@
  * - component: `pulumi up` provisioning 3 control-plane nodes + 20 workers at {@link FROM}, a second
  *   `pulumi up` with nothing changed (noop), a bare SSH/stand-in calibration, then one-minor upgrades
  *   with `maxUnavailableWorkers` 1 (to the next minor) and 5 (to the one after);
- * - floor: the operator's provision and the same two upgrades.
+ * - floor: the operator's provision and the same two upgrades; then, on fresh nodes, the operator's
+ *   provision as a Pulumi program through the engine (engineFloor.ts), when provision is measured.
  *
  * Stand-in durations: init 4 s, join 2 s while provisioning; upgrade apply 3 s, upgrade node 2 s,
  * drain 1 s while upgrading; everything else 0.
@@ -15,6 +16,7 @@ import { readFileSync } from "fs";
 import { join } from "path";
 import { BenchCluster, BenchRun, LAB_DIR, Durations, benchLabUp, benchUp, setDurations, setStackConfig, writeBenchStack } from "./lab";
 import { provisionFloor, upgradeFloor } from "./floor";
+import { engineFloorProgram } from "./engineFloor";
 import { Calibration, calibrate } from "./calibrate";
 import type { BenchOptions } from "./options";
 
@@ -45,7 +47,7 @@ export interface SideRun {
 /** One repetition's measurements. */
 export interface Repetition {
   componentFirst: boolean;
-  provision: { component: SideRun & { run: BenchRun }; floor: SideRun };
+  provision: { component: SideRun & { run: BenchRun }; floor: SideRun; engineFloor?: SideRun & { run: BenchRun } };
   noop?: BenchRun;
   upgrades: Array<{ maxUnavailableWorkers: number; to: string; component: SideRun & { run: BenchRun }; floor: SideRun }>;
   calibration: Calibration;
@@ -75,9 +77,9 @@ async function withKubeadmRuns<T extends { wall_s: number; sessions: Record<stri
   return { ...r, kubeadm: countKubeadmRuns(eventLines().slice(before)) };
 }
 
-function componentRun(stack: string, c: BenchCluster, o: BenchOptions): Promise<SideRun & { run: BenchRun }> {
+function componentRun(stack: string, c: BenchCluster, o: BenchOptions, program?: Parameters<typeof benchUp>[3]): Promise<SideRun & { run: BenchRun }> {
   return withKubeadmRuns(async () => {
-    const run = await benchUp(stack, c, o.parallel);
+    const run = await benchUp(stack, c, o.parallel, program);
     return { wall_s: run.wall_s, sessions: run.sessions, run };
   });
 }
@@ -92,6 +94,7 @@ interface ComponentSide {
 interface FloorSide {
   provision: SideRun;
   upgrades: SideRun[];
+  engineFloor?: SideRun & { run: BenchRun };
 }
 
 /** One repetition (index from 0) of the cluster scenarios the options ask for. */
@@ -147,7 +150,10 @@ export async function runRepetition(index: number, c: BenchCluster, o: BenchOpti
       say1(`floor: upgrade to ${u.to}, ${u.maxUnavailableWorkers} worker(s) at a time ...`);
       ups.push(await withKubeadmRuns(() => upgradeFloor(c, u.to, u.maxUnavailableWorkers)));
     }
-    return { provision, upgrades: ups };
+    if (!o.only.includes("provision")) return { provision, upgrades: ups };
+    const stack = await fresh("engine floor");
+    say1(`engine floor: pulumi up of the floor's provision ${FROM} as ${c.controlPlanes + c.workers} Commands ...`);
+    return { provision, upgrades: ups, engineFloor: await componentRun(stack, c, o, engineFloorProgram(c, FROM)) };
   };
 
   const componentFirst = index % 2 === 0;
@@ -162,7 +168,7 @@ export async function runRepetition(index: number, c: BenchCluster, o: BenchOpti
   }
   return {
     componentFirst,
-    provision: { component: comp.provision, floor: flo.provision },
+    provision: { component: comp.provision, floor: flo.provision, ...(flo.engineFloor !== undefined ? { engineFloor: flo.engineFloor } : {}) },
     noop: comp.noop,
     calibration: comp.calibration,
     upgrades: upgrades.map((u, i) => ({ ...u, component: comp.upgrades[i] as SideRun & { run: BenchRun }, floor: flo.upgrades[i] as SideRun })),

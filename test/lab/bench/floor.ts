@@ -83,20 +83,28 @@ async function timed(c: BenchCluster, f: () => Promise<void>): Promise<FloorRun>
   return { wall_s: value, sessions };
 }
 
+/** The operator's `kubeadm init` on the first control-plane node, then admin.conf copied as kubeadm's docs say. */
+export function initCommand(endpoint: string, version: string, node: string): string {
+  return (
+    `kubeadm init --control-plane-endpoint ${endpoint} --upload-certs --kubernetes-version ${version} --cri-socket ${CONTAINERD} --node-name ${node}` +
+    " && mkdir -p $HOME/.kube && cp /etc/kubernetes/admin.conf $HOME/.kube/config"
+  );
+}
+
+/** The operator's `kubeadm join` of `node` with the material `kubeadm init` printed (a control-plane node's with its certificate key). */
+export function joinCommand(m: JoinMaterial, endpoint: string, node: string, controlPlane: boolean): string {
+  const base = `kubeadm join ${endpoint} --token ${m.token} --discovery-token-ca-cert-hash ${m.caCertHash} --cri-socket ${CONTAINERD} --node-name ${node}`;
+  return controlPlane ? `${base} --control-plane --certificate-key ${m.certificateKey}` : base;
+}
+
 /** Provisions a fresh cluster at `version` the operator's way (see the module comment). */
 export function provisionFloor(c: BenchCluster, version: string): Promise<FloorRun> {
   const endpoint = `${addressOf(0)}:6443`;
   const [first, ...otherCps] = controlPlaneNames(c) as [string, ...string[]];
   return timed(c, async () => {
-    const out = await ssh(
-      first,
-      `kubeadm init --control-plane-endpoint ${endpoint} --upload-certs --kubernetes-version ${version} --cri-socket ${CONTAINERD} --node-name ${first}` +
-        " && mkdir -p $HOME/.kube && cp /etc/kubernetes/admin.conf $HOME/.kube/config",
-    );
-    const m = parseInitOutput(out);
-    const join = (node: string) => `kubeadm join ${endpoint} --token ${m.token} --discovery-token-ca-cert-hash ${m.caCertHash} --cri-socket ${CONTAINERD} --node-name ${node}`;
-    for (const cp of otherCps) await ssh(cp, `${join(cp)} --control-plane --certificate-key ${m.certificateKey}`);
-    await Promise.all(workerNames(c).map((w) => ssh(w, join(w))));
+    const m = parseInitOutput(await ssh(first, initCommand(endpoint, version, first)));
+    for (const cp of otherCps) await ssh(cp, joinCommand(m, endpoint, cp, true));
+    await Promise.all(workerNames(c).map((w) => ssh(w, joinCommand(m, endpoint, w, false))));
   });
 }
 

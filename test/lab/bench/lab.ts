@@ -9,6 +9,7 @@ import { parse, stringify } from "yaml";
 import { REPO_ROOT, countSince, logOffsets, readStackFile, startLab, stopLab } from "../nodes";
 import type { StandinLauncher } from "../nodes/wrappers";
 import { labStack, projectName } from "../engine/stack";
+import type { PulumiFn } from "@pulumi/pulumi/automation";
 import { LabRunResult, runStack } from "../engine/run";
 import { pulumiPaths } from "../engine/paths";
 import { LAB_INSTALLS } from "../e2e/helpers";
@@ -156,14 +157,14 @@ export interface BenchRun {
 }
 
 /**
- * `pulumi up` of the real root program with this stack file on the bench lab (`--parallel` when given,
- * else the CLI's default). The stack selection and config writes before it are not timed (they are
+ * `pulumi up` of the real root program (or of `program`, engineFloor.ts's) with this stack file on the
+ * bench lab (`--parallel` when given, else the CLI's default). The stack selection and config writes before it are not timed (they are
  * `pulumi config set`, done once by a user).
  * @throws Error when the stack could reach a package repository (see {@link assertLabInstalls}); naming the failed resources and the CLI's message when the update fails.
  */
-export async function benchUp(stackFile: string, c: BenchCluster, parallel?: number): Promise<BenchRun> {
+export async function benchUp(stackFile: string, c: BenchCluster, parallel?: number, program?: PulumiFn): Promise<BenchRun> {
   assertLabInstalls((parse(readFileSync(stackFile, "utf8")) as { config: Record<string, unknown> }).config);
-  const lab = await labStack({ stackFile, labDir: LAB_DIR });
+  const lab = await labStack({ stackFile, labDir: LAB_DIR, ...(program !== undefined ? { program } : {}) });
   const started_epoch_s = Date.now() / 1000;
   const { value, sessions } = await countingSessions(nodeNames(c), async () => {
     const t0 = process.hrtime.bigint();

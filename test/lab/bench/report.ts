@@ -22,7 +22,10 @@ export function sessionsLine(s: SessionFigures): string {
 }
 
 function comparedRows(name: string, c: Compared): Array<Array<string | number>> {
-  return [[name, describe(c.component_s, " s"), describe(c.floor_s, " s"), describe(c.ratio, "x")]];
+  const rows: Array<Array<string | number>> = [[name, describe(c.component_s, " s"), describe(c.floor_s, " s"), describe(c.ratio, "x")]];
+  const e = c.engine_floor;
+  if (e !== undefined) rows.push([`${name}: the floor through the engine (${e.commands} Commands)`, describe(e.wall_s, " s"), describe(c.floor_s, " s"), describe(e.over_floor, "x")]);
+  return rows;
 }
 
 function details(name: string, c: Compared): string[] {
@@ -34,6 +37,13 @@ function details(name: string, c: Compared): string[] {
     `  engine steps (count per run, mean s): ${Object.entries(c.step_kinds).map(([k, v]) => `${k} ${v.count} x ${v.mean_s}`).join(", ")}`,
     `  the stack's state file after each run: ${c.state_kb.join(", ")} KB`,
     ...(c.before_first_command_s !== undefined ? [`  pulumi up before its first command: ${c.before_first_command_s} s; after its last: ${c.after_last_command_s} s (engine timestamps, +-1 s)`] : []),
+    ...(c.engine_floor !== undefined
+      ? [
+          `  the floor through the engine: kubeadm runs ${JSON.stringify(c.engine_floor.kubeadm_runs)}; SSH sessions per node: ${sessionsLine(c.engine_floor.sessions)}` +
+            (c.engine_floor.before_first_command_s !== undefined ? `; before its first command ${c.engine_floor.before_first_command_s} s, after its last ${c.engine_floor.after_last_command_s} s` : ""),
+          `  the component over the floor through the engine: ${describe(c.engine_floor.component_over_it, "x")}`,
+        ]
+      : []),
   ];
 }
 

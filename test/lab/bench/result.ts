@@ -41,6 +41,23 @@ export interface Compared {
   state_kb: number[];
   /** The component's first run, command by command (see steps.ts `timeline`). */
   timeline_first_run: string[];
+  /** Provisioning only: the floor's kubeadm calls as a Pulumi program through the engine (engineFloor.ts). */
+  engine_floor?: EngineFloorFigures;
+}
+
+/** The floor through the engine beside the floor and the component, run by run. */
+export interface EngineFloorFigures {
+  wall_s: Summary;
+  /** Per run, its time over the floor's: what the engine adds to the same kubeadm calls. */
+  over_floor: Summary;
+  /** Per run, the component's time over its: what the component adds on the same engine. */
+  component_over_it: Summary;
+  kubeadm_runs: KubeadmRuns;
+  sessions: SessionFigures;
+  before_first_command_s?: number;
+  after_last_command_s?: number;
+  /** Its Command resources per run. */
+  commands: number;
 }
 
 /** Everything one bench run measured. */
@@ -86,21 +103,42 @@ export function sessionFigures(runs: Array<Record<string, number>>): SessionFigu
   };
 }
 
+/** The engine's start and tail over runs (medians, +-1 s), when its timestamps give them. */
+function engineEdges(runs: Array<SideRun & { run: BenchRun }>): { before_first_command_s?: number; after_last_command_s?: number } {
+  const edges = runs.map((c) => startAndTail(timedSteps(c))).filter((x) => x !== undefined);
+  if (edges.length === 0) return {};
+  return {
+    before_first_command_s: summarize(edges.map((e) => e.before_first_command_s), 1).median,
+    after_last_command_s: summarize(edges.map((e) => e.after_last_command_s), 1).median,
+  };
+}
+
+function timedSteps(c: SideRun & { run: BenchRun }): TimedSteps {
+  return { steps: c.run.engine.steps, started_epoch_s: c.run.started_epoch_s, wall_s: c.wall_s };
+}
+
+function engineFloorFigures(runs: Array<SideRun & { run: BenchRun }>, floor: SideRun[], component: SideRun[]): EngineFloorFigures {
+  const walls = runs.map((r) => r.wall_s);
+  return {
+    wall_s: summarize(walls),
+    over_floor: pairedRatios(walls, floor.map((f) => f.wall_s)),
+    component_over_it: pairedRatios(component.map((c) => c.wall_s), walls),
+    kubeadm_runs: runs[0]?.kubeadm ?? {},
+    sessions: sessionFigures(runs.map((r) => r.sessions)),
+    ...engineEdges(runs),
+    commands: runs[0]?.run.commands_run ?? 0,
+  };
+}
+
 function compare(component: Array<SideRun & { run: BenchRun }>, floor: SideRun[]): Compared {
-  const timed: TimedSteps[] = component.map((c) => ({ steps: c.run.engine.steps, started_epoch_s: c.run.started_epoch_s, wall_s: c.wall_s }));
-  const edges = timed.map(startAndTail).filter((x) => x !== undefined);
+  const timed: TimedSteps[] = component.map(timedSteps);
   return {
     component_s: summarize(component.map((c) => c.wall_s)),
     floor_s: summarize(floor.map((f) => f.wall_s)),
     ratio: pairedRatios(component.map((c) => c.wall_s), floor.map((f) => f.wall_s)),
     kubeadm_runs: { component: component[0]?.kubeadm ?? {}, floor: floor[0]?.kubeadm ?? {} },
     step_kinds: stepKinds(timed),
-    ...(edges.length > 0
-      ? {
-          before_first_command_s: summarize(edges.map((e) => e.before_first_command_s), 1).median,
-          after_last_command_s: summarize(edges.map((e) => e.after_last_command_s), 1).median,
-        }
-      : {}),
+    ...engineEdges(component),
     sessions: { component: sessionFigures(component.map((c) => c.sessions)), floor: sessionFigures(floor.map((f) => f.sessions)) },
     state_kb: component.map((c) => c.run.state_kb),
     timeline_first_run: timed[0] ? timeline(timed[0]) : [],
@@ -112,6 +150,10 @@ export function clusterResult(reps: Repetition[], from: string): Pick<BenchResul
   const out: Pick<BenchResult, "provision" | "noop" | "upgrade" | "calibration"> = {};
   if (reps.length === 0) return out;
   out.provision = compare(reps.map((r) => r.provision.component), reps.map((r) => r.provision.floor));
+  const engineFloors = reps.map((r) => r.provision.engineFloor).filter((e) => e !== undefined);
+  if (engineFloors.length === reps.length) {
+    out.provision.engine_floor = engineFloorFigures(engineFloors, reps.map((r) => r.provision.floor), reps.map((r) => r.provision.component));
+  }
   const noops = reps.map((r) => r.noop).filter((n) => n !== undefined);
   if (noops.length > 0) {
     out.noop = {
