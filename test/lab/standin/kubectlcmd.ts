@@ -147,6 +147,19 @@ function configMapTable(items: ConfigMapObject[], form: TableForm): string {
   return columns([head, ...items.map(row)]);
 }
 
+/**
+ * A boolean flag as kubectl's flag library (pflag, Go's strconv.ParseBool) reads it: given alone, or
+ * `=1|t|T|TRUE|true|True` is true, `=0|f|F|FALSE|false|False` false, not given false.
+ * @throws Fail with pflag's message for any other value.
+ */
+function boolFlag(p: Parsed, name: string): boolean {
+  const v = p.flags[name];
+  if (v === undefined || v === true) return v === true;
+  if (["1", "t", "T", "TRUE", "true", "True"].includes(v)) return true;
+  if (["0", "f", "F", "FALSE", "false", "False"].includes(v)) return false;
+  throw new Fail(`error: invalid argument "${v}" for "--${name}" flag: strconv.ParseBool: parsing "${v}": invalid syntax`);
+}
+
 /** The flags this stand-in's `get` reads; kubectl's others are refused rather than ignored. */
 const GET_FLAGS = ["o", "output", "n", "namespace", "show-labels"];
 
@@ -170,7 +183,7 @@ async function get(p: Parsed): Promise<string> {
   const t = target(p.positional);
   const s = await readStore();
   const fmt = flag(p, "o", "output");
-  const form: TableForm = { wide: fmt === "wide", showLabels: p.flags["show-labels"] === true || p.flags["show-labels"] === "true" };
+  const form: TableForm = { wide: fmt === "wide", showLabels: boolFlag(p, "show-labels") };
   if (t.kind === "node") {
     if (t.name && t.rest.length === 0) {
       const n = getNode(s, t.name);

@@ -101,6 +101,10 @@ describe("kubectl", () => {
     expect(wide.find((l) => l.startsWith("w1 "))).toMatch(new RegExp(`^w1 +Ready +<none> +\\S+ +v1\\.33\\.2 +<none> +<none> +<unknown> +<unknown> +${runtime.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`));
     const cm = (await cp.kubectl("get", "cm", "-n", "kube-system", "kubeadm-config", "--show-labels")).stdout;
     expect(cm).toMatch(/^NAME +DATA +AGE +LABELS\nkubeadm-config +\d+ +\S+ +<none>\n$/);
+    // pflag's booleans: --show-labels=True shows them, =0 does not, =yes is refused.
+    expect((await cp.kubectl("get", "node", "w1", "--show-labels=True")).stdout).toContain(expected);
+    expect((await cp.kubectl("get", "node", "w1", "--show-labels=0")).stdout).not.toContain("LABELS");
+    expect(await cp.kubectl("get", "node", "w1", "--show-labels=yes")).toEqual({ code: 1, stdout: "", stderr: 'error: invalid argument "yes" for "--show-labels" flag: strconv.ParseBool: parsing "yes": invalid syntax\n' });
     const refused = await cp.kubectl("get", "nodes", "-l", "lab/b=first", "--no-headers");
     expect(refused).toEqual({ code: 1, stdout: "", stderr: "error: this lab stand-in's kubectl get does not support -l, --no-headers (it reads -o/--output, -n/--namespace and --show-labels)\n" });
   });
