@@ -2,7 +2,7 @@
 import { execFileSync } from "child_process";
 import { median, pairedRatios, summarize } from "./stats";
 import { parseOptions, SCENARIOS } from "./options";
-import { batches, initCommand, joinCommand, parseInitOutput, sideBySide, upgradeNodeCommand } from "./floor";
+import { batches, initCommand, joinCommand, parseInitOutput, redacted, sideBySide, upgradeNodeCommand } from "./floor";
 import { kindOf, startAndTail, stepKinds, timeline } from "./steps";
 import { countKubeadmRuns } from "./cluster";
 import { sessionFigures } from "./result";
@@ -54,6 +54,9 @@ test("the floor: join material from kubeadm init's output, batches, side-by-side
   );
   const m = parseInitOutput(out);
   expect(joinCommand(m, "127.0.0.150:6443", "worker-1", false)).toBe(`kubeadm join 127.0.0.150:6443 --token abcdef.0123456789abcdef --discovery-token-ca-cert-hash ${hash} --cri-socket ${sock} --node-name worker-1`);
+  expect(redacted(joinCommand(m, "127.0.0.150:6443", "cp-2", true))).toBe(
+    `kubeadm join 127.0.0.150:6443 --token [redacted] --discovery-token-ca-cert-hash [redacted] --cri-socket ${sock} --node-name cp-2 --control-plane --certificate-key [redacted]`,
+  );
   expect(joinCommand(m, "127.0.0.150:6443", "cp-2", true)).toBe(
     `kubeadm join 127.0.0.150:6443 --token abcdef.0123456789abcdef --discovery-token-ca-cert-hash ${hash} --cri-socket ${sock} --node-name cp-2 --control-plane --certificate-key ${key}`,
   );

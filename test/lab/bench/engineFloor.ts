@@ -8,7 +8,9 @@
  *
  * Commands: `<cp-1>-init` (`kubeadm init --upload-certs`, its stdout secret: it prints the join command
  * and certificate key), then each other control-plane node's `-join` after the one before, then every
- * worker's `-join` after the last control-plane node, side by side.
+ * worker's `-join` after the last control-plane node, side by side, as many at once as the engine's
+ * `--parallel` lets it (the CLI's default is 4 per CPU: 8 on 2 cores, where the floor starts all 20).
+ * Each join reads the join material on its stdin.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { PulumiFn } from "@pulumi/pulumi/automation";
@@ -41,13 +43,14 @@ export function engineFloorProgram(c: BenchCluster, version: string): PulumiFn {
     };
     const [first, ...otherCps] = controlPlaneNames(c) as [string, ...string[]];
     const init = new RemoteCommand(`floor-${first}-init`, { connection: connection(first), create: initCommand(endpoint, version, first), logging: "none" }, { additionalSecretOutputs: ["stdout"] });
-    const material = init.stdout.apply(parseInitOutput);
+    // The join material on stdin (secret, as init's stdout is), read into the variables the join names:
+    // kubeadm gets the floor's arguments, and no command text holds the token or the certificate key.
+    const stdin = init.stdout.apply(parseInitOutput).apply((m) => `${m.token} ${m.caCertHash} ${m.certificateKey}\n`);
+    const fromStdin = { token: '"$token"', caCertHash: '"$hash"', certificateKey: '"$key"' };
+    const join = (node: string, controlPlane: boolean, after: RemoteCommand) =>
+      new RemoteCommand(`floor-${node}-join`, { connection: connection(node), create: `read -r token hash key && ${joinCommand(fromStdin, endpoint, node, controlPlane)}`, stdin }, { dependsOn: [after] });
     let last: RemoteCommand = init;
-    for (const cp of otherCps) {
-      last = new RemoteCommand(`floor-${cp}-join`, { connection: connection(cp), create: material.apply((m) => joinCommand(m, endpoint, cp, true)) }, { dependsOn: [last] });
-    }
-    for (const w of workerNames(c)) {
-      new RemoteCommand(`floor-${w}-join`, { connection: connection(w), create: material.apply((m) => joinCommand(m, endpoint, w, false)) }, { dependsOn: [last] });
-    }
+    for (const cp of otherCps) last = join(cp, true, last);
+    for (const w of workerNames(c)) join(w, false, last);
   };
 }

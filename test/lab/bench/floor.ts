@@ -68,9 +68,14 @@ export interface FloorRun {
   sessions: Record<string, number>;
 }
 
+/** The command with the join material's values (token, CA hash, certificate key) blanked, for an error message. */
+export function redacted(command: string): string {
+  return command.replace(/(--token|--discovery-token-ca-cert-hash|--certificate-key) \S+/g, "$1 [redacted]");
+}
+
 async function ssh(node: string, command: string): Promise<string> {
   const r = await runOnNode(node, command, undefined, { labDir: LAB_DIR, timeoutMs: 900_000 });
-  if (r.code !== 0) throw new Error(`floor: on ${node}: ${command}: exit ${r.code}: ${r.stderr.trim()}`);
+  if (r.code !== 0) throw new Error(`floor: on ${node}: ${redacted(command)}: exit ${r.code}: ${r.stderr.trim()}`);
   return r.stdout;
 }
 

@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     } finally {
       await benchLabDown();
     }
-    Object.assign(result, clusterResult(reps, FROM));
+    Object.assign(result, clusterResult(reps, FROM, o.parallel !== undefined ? String(o.parallel) : `${4 * result.machine.cpus} (the CLI's default, 4 x CPUs)`));
     if (!o.only.includes("provision")) delete result.provision;
     save();
   }

@@ -24,7 +24,7 @@ export function sessionsLine(s: SessionFigures): string {
 function comparedRows(name: string, c: Compared): Array<Array<string | number>> {
   const rows: Array<Array<string | number>> = [[name, describe(c.component_s, " s"), describe(c.floor_s, " s"), describe(c.ratio, "x")]];
   const e = c.engine_floor;
-  if (e !== undefined) rows.push([`${name}: the floor through the engine (${e.commands} Commands)`, describe(e.wall_s, " s"), describe(c.floor_s, " s"), describe(e.over_floor, "x")]);
+  if (e !== undefined) rows.push([`${name}: the floor through the engine (${e.commands} Commands, --parallel ${e.parallel})`, describe(e.wall_s, " s"), describe(c.floor_s, " s"), describe(e.over_floor, "x")]);
   return rows;
 }
 

@@ -52,12 +52,15 @@ export interface EngineFloorFigures {
   over_floor: Summary;
   /** Per run, the component's time over its: what the component adds on the same engine. */
   component_over_it: Summary;
+  /** The kubeadm runs it made (the stand-in's log), first run. */
   kubeadm_runs: KubeadmRuns;
   sessions: SessionFigures;
   before_first_command_s?: number;
   after_last_command_s?: number;
-  /** Its Command resources per run. */
+  /** Its Command resources in the first run. */
   commands: number;
+  /** The engine's `--parallel` it ran at: the bench's `--parallel`, or the CLI's default. */
+  parallel: string;
 }
 
 /** Everything one bench run measured. */
@@ -117,7 +120,7 @@ function timedSteps(c: SideRun & { run: BenchRun }): TimedSteps {
   return { steps: c.run.engine.steps, started_epoch_s: c.run.started_epoch_s, wall_s: c.wall_s };
 }
 
-function engineFloorFigures(runs: Array<SideRun & { run: BenchRun }>, floor: SideRun[], component: SideRun[]): EngineFloorFigures {
+function engineFloorFigures(runs: Array<SideRun & { run: BenchRun }>, floor: SideRun[], component: SideRun[], parallel: string): EngineFloorFigures {
   const walls = runs.map((r) => r.wall_s);
   return {
     wall_s: summarize(walls),
@@ -127,6 +130,7 @@ function engineFloorFigures(runs: Array<SideRun & { run: BenchRun }>, floor: Sid
     sessions: sessionFigures(runs.map((r) => r.sessions)),
     ...engineEdges(runs),
     commands: runs[0]?.run.commands_run ?? 0,
+    parallel,
   };
 }
 
@@ -145,14 +149,17 @@ function compare(component: Array<SideRun & { run: BenchRun }>, floor: SideRun[]
   };
 }
 
-/** The cluster scenarios' part of the result, from the repetitions. */
-export function clusterResult(reps: Repetition[], from: string): Pick<BenchResult, "provision" | "noop" | "upgrade" | "calibration"> {
+/**
+ * The cluster scenarios' part of the result, from the repetitions; `parallel` names the engine's
+ * `--parallel` they ran at (the bench's option, or the CLI's default).
+ */
+export function clusterResult(reps: Repetition[], from: string, parallel: string): Pick<BenchResult, "provision" | "noop" | "upgrade" | "calibration"> {
   const out: Pick<BenchResult, "provision" | "noop" | "upgrade" | "calibration"> = {};
   if (reps.length === 0) return out;
   out.provision = compare(reps.map((r) => r.provision.component), reps.map((r) => r.provision.floor));
   const engineFloors = reps.map((r) => r.provision.engineFloor).filter((e) => e !== undefined);
   if (engineFloors.length === reps.length) {
-    out.provision.engine_floor = engineFloorFigures(engineFloors, reps.map((r) => r.provision.floor), reps.map((r) => r.provision.component));
+    out.provision.engine_floor = engineFloorFigures(engineFloors, reps.map((r) => r.provision.floor), reps.map((r) => r.provision.component), parallel);
   }
   const noops = reps.map((r) => r.noop).filter((n) => n !== undefined);
   if (noops.length > 0) {
