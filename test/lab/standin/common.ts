@@ -266,6 +266,23 @@ export function parseCli(args: string[], valueFlags: string[]): { positional: st
   return out;
 }
 
+/**
+ * A boolean flag as kubeadm's and kubectl's flag library (pflag, with Go's strconv.ParseBool) reads it:
+ * `--name` (or `-shorthand`) alone, or `=1|t|T|TRUE|true|True`, is true; `=0|f|F|FALSE|false|False` is
+ * false; not given, false.
+ * @throws what `fail` makes of pflag's message for any other value: `invalid argument "<v>" for
+ *   "--<name>" flag: strconv.ParseBool: parsing "<v>": invalid syntax` (`"-<s>, --<name>"` for a flag
+ *   with a shorthand, as pflag names it whichever form was given).
+ */
+export function boolFlag(flags: Record<string, string | true>, name: string, shorthand: string | undefined, fail: (message: string) => Error): boolean {
+  const v = flags[name] ?? (shorthand !== undefined ? flags[shorthand] : undefined);
+  if (v === undefined || v === true) return v === true;
+  if (["1", "t", "T", "TRUE", "true", "True"].includes(v)) return true;
+  if (["0", "f", "F", "FALSE", "false", "False"].includes(v)) return false;
+  const shown = shorthand !== undefined ? `-${shorthand}, --${name}` : `--${name}`;
+  throw fail(`invalid argument "${v}" for "${shown}" flag: strconv.ParseBool: parsing "${v}": invalid syntax`);
+}
+
 /** Reads one line from stdin (for kubeadm's `[y/N]` prompts); empty at EOF. */
 export function readLineSync(): string {
   try {

@@ -3,7 +3,7 @@
  * Validates and writes what kubeadm-facts.md says kubeadm of the installed minor does.
  */
 import * as fs from "fs";
-import { compareVersions, exists, installedVersion, labConfig, nodeName, p, parseCli, parseGoDuration, parseVersion, stepDuration, writeText, hostname } from "./common";
+import { boolFlag, compareVersions, exists, installedVersion, labConfig, nodeName, p, parseCli, parseGoDuration, parseVersion, stepDuration, writeText, hostname } from "./common";
 import { addToken, resolveCriSocket, joinCommand, kubeletStartPhase, newCA, newCertificateKey, newNode, nodeAddress, uploadCerts, CONTROL_PLANE_TAINT } from "./cluster";
 import { criPreflightError, socketExists } from "./cri";
 import { featureGatesOf, nodeRegistration, Obj, readConfigFile, renderClusterConfiguration, renderKubeletConfiguration } from "./kubeadmconfig";
@@ -33,6 +33,8 @@ export async function init(args: string[]): Promise<number> {
   const v = installedVersion();
   const minor = v.minor;
   const cli = parseCli(args, FLAG_FORMS);
+  // Flags are parsed before anything runs: a bad boolean fails here.
+  const uploadCertsFlag = boolFlag(cli.flags, "upload-certs", undefined, (m) => kubeadmError(minor, m));
   const mixed = Object.keys(cli.flags).filter((f) => !["config", "upload-certs", "ignore-preflight-errors", "certificate-key", "skip-token-print", "v", "dry-run"].includes(f));
   let initCfg: Obj | undefined;
   let clusterCfg: Obj | undefined;
@@ -120,7 +122,6 @@ export async function init(args: string[]): Promise<number> {
 
   // upload-config, upload-certs, mark-control-plane, bootstrap-token phases (the store).
   const cfg = labConfig();
-  const uploadCertsFlag = cli.flags["upload-certs"] === true;
   const certKey =
     typeof cli.flags["certificate-key"] === "string" ? (cli.flags["certificate-key"] as string) : typeof initCfg?.certificateKey === "string" ? initCfg.certificateKey : newCertificateKey();
   const taints = reg.taints ?? [CONTROL_PLANE_TAINT];

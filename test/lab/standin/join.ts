@@ -4,7 +4,7 @@
  * joins need a controlPlaneEndpoint and an unexpired certificate key.
  */
 import { parse } from "yaml";
-import { clockMs, compareVersions, exists, failOnce, installedVersion, nodeName, parseCli, parseVersion, stepDuration, writeText, hostname } from "./common";
+import { boolFlag, clockMs, compareVersions, exists, failOnce, installedVersion, nodeName, parseCli, parseVersion, stepDuration, writeText, hostname } from "./common";
 import { CONTROL_PLANE_TAINT, resolveCriSocket, kubeletStartPhase, newNode, TOKEN_RE } from "./cluster";
 import { criPreflightError, socketExists } from "./cri";
 import { controlPlaneFileChecks } from "./init";
@@ -21,6 +21,10 @@ export async function join(args: string[]): Promise<number> {
   const minor = v.minor;
   const cli = parseCli(args, VALUE_FLAGS);
   const f = (n: string): string | undefined => (typeof cli.flags[n] === "string" ? (cli.flags[n] as string) : undefined);
+  // Flags are parsed before anything runs: a bad boolean fails here.
+  const bool = (n: string): boolean => boolFlag(cli.flags, n, undefined, (m) => kubeadmError(minor, m));
+  const unsafeSkipCAVerification = bool("discovery-token-unsafe-skip-ca-verification");
+  const controlPlaneFlag = bool("control-plane");
   let joinCfg: Obj;
   if (f("config") !== undefined) {
     const mixed = Object.keys(cli.flags).filter((k) => !["config", "ignore-preflight-errors", "v"].includes(k));
@@ -38,11 +42,11 @@ export async function join(args: string[]): Promise<number> {
           apiServerEndpoint: cli.positional[0],
           token: f("discovery-token") ?? f("token"),
           caCertHashes: hash ? [hash] : [],
-          unsafeSkipCAVerification: cli.flags["discovery-token-unsafe-skip-ca-verification"] === true,
+          unsafeSkipCAVerification,
         },
         tlsBootstrapToken: f("token"),
       },
-      ...(cli.flags["control-plane"] === true ? { controlPlane: { certificateKey: f("certificate-key") } } : {}),
+      ...(controlPlaneFlag ? { controlPlane: { certificateKey: f("certificate-key") } } : {}),
     };
   }
   const reg = nodeRegistration(joinCfg);

@@ -5,7 +5,7 @@
  */
 import * as fs from "fs";
 import { parse } from "yaml";
-import { Fail, clockMs, parseGoDuration, stepDuration } from "./common";
+import { boolFlag, Fail, clockMs, parseGoDuration, stepDuration } from "./common";
 import { goYaml } from "./kubeadmconfig";
 import { jsonpath } from "./jsonpath";
 import { ConfigMapObject, NodeObject, readStore, setDrainBlock, Store, updateStore } from "./store";
@@ -147,18 +147,8 @@ function configMapTable(items: ConfigMapObject[], form: TableForm): string {
   return columns([head, ...items.map(row)]);
 }
 
-/**
- * A boolean flag as kubectl's flag library (pflag, Go's strconv.ParseBool) reads it: given alone, or
- * `=1|t|T|TRUE|true|True` is true, `=0|f|F|FALSE|false|False` false, not given false.
- * @throws Fail with pflag's message for any other value.
- */
-function boolFlag(p: Parsed, name: string): boolean {
-  const v = p.flags[name];
-  if (v === undefined || v === true) return v === true;
-  if (["1", "t", "T", "TRUE", "true", "True"].includes(v)) return true;
-  if (["0", "f", "F", "FALSE", "false", "False"].includes(v)) return false;
-  throw new Fail(`error: invalid argument "${v}" for "--${name}" flag: strconv.ParseBool: parsing "${v}": invalid syntax`);
-}
+/** A boolean flag of kubectl's (see {@link boolFlag}); a bad value fails as kubectl does, `error: <pflag's message>`. */
+const kubectlBool = (p: Parsed, name: string): boolean => boolFlag(p.flags, name, undefined, (m) => new Fail(`error: ${m}`));
 
 /** The flags this stand-in's `get` reads; kubectl's others are refused rather than ignored. */
 const GET_FLAGS = ["o", "output", "n", "namespace", "show-labels"];
@@ -183,7 +173,7 @@ async function get(p: Parsed): Promise<string> {
   const t = target(p.positional);
   const s = await readStore();
   const fmt = flag(p, "o", "output");
-  const form: TableForm = { wide: fmt === "wide", showLabels: boolFlag(p, "show-labels") };
+  const form: TableForm = { wide: fmt === "wide", showLabels: kubectlBool(p, "show-labels") };
   if (t.kind === "node") {
     if (t.name && t.rest.length === 0) {
       const n = getNode(s, t.name);
@@ -243,7 +233,7 @@ async function annotateOrLabel(p: Parsed, what: "annotations" | "labels"): Promi
 
 async function annotateOrLabelOne(name: string, changes: string[], p: Parsed, what: "annotations" | "labels"): Promise<string> {
   if (changes.length === 0) throw new Fail(`error: at least one ${what === "labels" ? "label" : "annotation"} update is required`);
-  const overwrite = p.flags.overwrite === true || p.flags.overwrite === "true";
+  const overwrite = kubectlBool(p, "overwrite");
   let onlyRemovals = true;
   await updateStore((s) => {
     const n = getNode(s, name);

@@ -12,7 +12,7 @@
  */
 import * as fs from "fs";
 import { parse } from "yaml";
-import { emptyDir, exists, failOnce, installedVersion, p, parseCli, readLineSync, removePath, stepDuration } from "./common";
+import { boolFlag, emptyDir, exists, failOnce, installedVersion, p, parseCli, readLineSync, removePath, stepDuration } from "./common";
 import { klogWarning, resolveCriSocket } from "./cluster";
 import { featureGatesOf, Obj } from "./kubeadmconfig";
 import { registeredNodeName, stopKubelet } from "./kubelet";
@@ -46,9 +46,10 @@ async function socketFromCluster(minor: number): Promise<string | undefined> {
 export async function reset(args: string[]): Promise<number> {
   const minor = installedVersion().minor;
   const cli = parseCli(args, ["cri-socket", "ignore-preflight-errors", "cert-dir", "kubeconfig"]);
+  const force = boolFlag(cli.flags, "force", "f", (m) => kubeadmError(minor, m));
   const flag = typeof cli.flags["cri-socket"] === "string" && cli.flags["cri-socket"] !== "" ? cli.flags["cri-socket"] : undefined;
   resolveCriSocket(minor, flag ?? (await socketFromCluster(minor)));
-  if (cli.flags.f !== true && cli.flags.force !== true) {
+  if (!force) {
     process.stdout.write(`[reset] WARNING: Changes made to this host by 'kubeadm init' or 'kubeadm join' will be reverted.\n[reset] Are you sure you want to proceed? [y/N]: `);
     if (readLineSync().toLowerCase() !== "y") throw kubeadmError(minor, "aborted reset operation");
   }

@@ -4,7 +4,7 @@
  * `kubeadm certs certificate-key`. Both need /etc/kubernetes/admin.conf on the node, as kubeadm does.
  * Lifetimes: --ttl, else $LAB_DIR/config.json tokenTtlSeconds; certificate keys certificateKeyTtlSeconds.
  */
-import { exists, installedVersion, labConfig, parseCli, parseGoDuration } from "./common";
+import { boolFlag, exists, installedVersion, labConfig, parseCli, parseGoDuration } from "./common";
 import { addToken, joinCommand, newCertificateKey, TOKEN_RE, uploadCerts } from "./cluster";
 import { readStore, updateStore } from "./store";
 import { kubeadmError, phaseError } from "./versions";
@@ -17,6 +17,8 @@ function needAdmin(minor: number): void {
 export async function tokenCreate(args: string[]): Promise<number> {
   const minor = installedVersion().minor;
   const cli = parseCli(args, ["ttl", "description", "usages", "groups"]);
+  // Flags are parsed before anything runs: a bad boolean fails here.
+  const printJoinCommand = boolFlag(cli.flags, "print-join-command", undefined, (m) => kubeadmError(minor, m));
   needAdmin(minor);
   const ttlText = typeof cli.flags.ttl === "string" ? cli.flags.ttl : undefined;
   const ttl = ttlText !== undefined ? parseGoDuration(ttlText) : labConfig().tokenTtlSeconds;
@@ -26,7 +28,7 @@ export async function tokenCreate(args: string[]): Promise<number> {
   const s0 = await readStore();
   if (!s0.ca) throw kubeadmError(minor, "failed to get cluster info: no cluster in the lab store"); // UNVERIFIED
   const token = await updateStore((s) => addToken(s, ttl, given));
-  process.stdout.write(cli.flags["print-join-command"] === true ? `${joinCommand(await readStore(), token)}\n` : `${token}\n`);
+  process.stdout.write(printJoinCommand ? `${joinCommand(await readStore(), token)}\n` : `${token}\n`);
   return 0;
 }
 

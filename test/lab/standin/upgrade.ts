@@ -13,7 +13,7 @@
  *   "FATAL. Unable to upgrade a cluster using deprecated feature-gate flags" is older kubeadm).
  */
 import { parse } from "yaml";
-import { compareVersions, exists, installedVersion, parseCli, parseVersion, readLineSync, stepDuration, Version, failOnce, readText, writeText, clockMs } from "./common";
+import { boolFlag, compareVersions, exists, installedVersion, parseCli, parseVersion, readLineSync, stepDuration, Version, failOnce, readText, writeText, clockMs } from "./common";
 import { klogWarning } from "./cluster";
 import { detectCriSocket, KNOWN_ENDPOINTS } from "./cri";
 import { featureGatesOf, Obj, readConfigFile } from "./kubeadmconfig";
@@ -218,6 +218,11 @@ export async function apply(args: string[]): Promise<number> {
   const v = installedVersion();
   const minor = v.minor;
   const cli = parseCli(args, ["config"]);
+  // Flags are parsed before anything runs: a bad boolean fails here.
+  const bool = (name: string, shorthand?: string): boolean => boolFlag(cli.flags, name, shorthand, (m) => kubeadmError(minor, m));
+  const force = bool("force", "f");
+  const yes = bool("yes", "y") || force;
+  const dryRun = bool("dry-run");
   let targetText = cli.positional[0];
   if (typeof cli.flags.config === "string") {
     const cf = readConfigFile(cli.flags.config, minor);
@@ -228,9 +233,6 @@ export async function apply(args: string[]): Promise<number> {
   const target = parseVersion(targetText);
   if (!target) throw kubeadmError(minor, `couldn't parse version ${JSON.stringify(targetText)}`);
   if (!exists("/etc/kubernetes/admin.conf")) throw kubeadmError(minor, `failed to load admin kubeconfig: open /etc/kubernetes/admin.conf: no such file or directory`); // UNVERIFIED
-  const force = cli.flags.force === true || cli.flags.f === true;
-  const yes = force || cli.flags.yes === true || cli.flags.y === true;
-  const dryRun = cli.flags["dry-run"] === true;
   process.stdout.write(`[upgrade] Reading configuration from the "kubeadm-config" ConfigMap in namespace "kube-system"...\n`);
   const c = clusterState(await readStore(), minor);
   const reg = await nodeRegistration(minor, c.gates, true);
@@ -290,7 +292,7 @@ export async function node(args: string[]): Promise<number> {
   const v = installedVersion();
   const minor = v.minor;
   const cli = parseCli(args, ["config"]);
-  const dryRun = cli.flags["dry-run"] === true;
+  const dryRun = boolFlag(cli.flags, "dry-run", undefined, (m) => kubeadmError(minor, m));
   if (!exists("/etc/kubernetes/kubelet.conf")) {
     throw kubeadmError(minor, "couldn't create a Kubernetes client from file \"/etc/kubernetes/kubelet.conf\": open /etc/kubernetes/kubelet.conf: no such file or directory"); // UNVERIFIED
   }

@@ -61,6 +61,9 @@ describe("kubectl", () => {
     expect(no.stderr).toBe("error: --overwrite is false but found the following declared annotation(s): 'lab/a' already has a value (1)\n");
     expect((await cp.kubectl("annotate", "node", "w1", "lab/a=2", "--overwrite")).code).toBe(0);
     expect((await cp.kubectl("get", "node", "w1", "-o", "jsonpath={.metadata.annotations.lab/a}")).stdout).toBe("2");
+    // --overwrite=T is true to kubectl's flag library (fails on 4533d07, which took only bare or =true).
+    expect((await cp.kubectl("annotate", "node", "w1", "lab/a=3", "--overwrite=T")).code).toBe(0);
+    expect((await cp.kubectl("get", "node", "w1", "-o", "jsonpath={.metadata.annotations.lab/a}")).stdout).toBe("3");
     expect((await cp.kubectl("label", "node", "w1", "tier=x")).stdout).toBe("node/w1 labeled\n");
     const l2 = await cp.kubectl("label", "node", "w1", "tier=y");
     expect(l2.stderr).toBe("error: 'tier' already has a value (x), and --overwrite is false\n");

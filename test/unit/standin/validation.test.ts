@@ -190,3 +190,26 @@ describe("join", () => {
     expect(late.stderr).toContain('Secret "kubeadm-certs" was not found');
   }, 120_000);
 });
+
+describe("boolean flags, read as kubeadm's flag library (pflag) reads them", () => {
+  // Fails on 4533d07: only a bare flag counted, so --print-join-command=True printed the bare token and
+  // --force=1 asked for a confirmation (and, with none on stdin, aborted the reset).
+  test("=True, =1 and =0 as Go's strconv.ParseBool reads them; =yes fails with pflag's message, changing nothing", async () => {
+    const { l, cp, r } = await initWith("v1.34.1", {});
+    expect(r.code).toBe(0);
+    expect((await cp.kubeadm("token", "create", "--print-join-command=True")).stdout).toMatch(/^kubeadm join \S+ --token [a-z0-9]{6}\.[a-z0-9]{16} /);
+    expect((await cp.kubeadm("token", "create", "--print-join-command=0")).stdout).toMatch(/^[a-z0-9]{6}\.[a-z0-9]{16}\n$/);
+    const before = l.store().tokens.length;
+    const bad = await cp.kubeadm("token", "create", "--print-join-command=yes");
+    expect(l.store().tokens.length).toBe(before);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('error: invalid argument "yes" for "--print-join-command" flag: strconv.ParseBool: parsing "yes": invalid syntax\n');
+    const badReset = await cp.kubeadm("reset", "--force=yes");
+    expect(badReset.code).toBe(1);
+    expect(badReset.stderr).toContain('error: invalid argument "yes" for "-f, --force" flag: strconv.ParseBool: parsing "yes": invalid syntax\n');
+    expect(cp.exists("/etc/kubernetes/admin.conf")).toBe(true);
+    const reset = await cp.kubeadm("reset", "--force=1");
+    expect(reset.code).toBe(0);
+    expect(cp.exists("/etc/kubernetes/admin.conf")).toBe(false);
+  });
+});
