@@ -253,34 +253,64 @@ export function runMain(main: (args: string[]) => Promise<number>): void {
   );
 }
 
-/** Splits `--name=value`, `--name value` (for names in `valueFlags`), `-x`, and positionals. */
-export function parseCli(args: string[], valueFlags: string[]): { positional: string[]; flags: Record<string, string | true> } {
-  const out = { positional: [] as string[], flags: {} as Record<string, string | true> };
+/** A command line as the stand-ins read it. */
+export interface Cli {
+  positional: string[];
+  /** Each flag's last value by its long name; `true` for a flag given bare. */
+  flags: Record<string, string | true>;
+  /** Every flag as given, in order, by its long name (what {@link boolFlag} reads). */
+  given: Array<[name: string, value: string | true]>;
+}
+
+/**
+ * Splits `--name=value`, `--name value` (for names in `valueFlags`), `-x`, and positionals.
+ * `shorthands` maps a boolean flag's one-letter shorthand to its long name (kubeadm's `-f` for
+ * `--force`): `-f` and `-f=v` count as the long name, and a group of them (`-fy`) as each, as pflag reads
+ * them. Lenient where pflag is not: `--f` and `-force` are taken as flags named `f` and `force`.
+ */
+export function parseCli(args: string[], valueFlags: string[], shorthands: Record<string, string> = {}): Cli {
+  const out: Cli = { positional: [], flags: {}, given: [] };
+  const set = (name: string, value: string | true): void => {
+    out.flags[name] = value;
+    out.given.push([name, value]);
+  };
   for (let i = 0; i < args.length; i++) {
-    const m = /^--?([\w-]+)(?:=(.*))?$/s.exec(args[i]);
+    const group = /^-([A-Za-z]{2,})$/.exec(args[i]);
+    if (group && [...group[1]].every((c) => shorthands[c] !== undefined)) {
+      for (const c of group[1]) set(shorthands[c], true);
+      continue;
+    }
+    const m = /^(--?)([\w-]+)(?:=(.*))?$/s.exec(args[i]);
     if (!m) { out.positional.push(args[i]); continue; }
-    if (m[2] !== undefined) out.flags[m[1]] = m[2];
-    else if (valueFlags.includes(m[1])) out.flags[m[1]] = args[++i] ?? "";
-    else out.flags[m[1]] = true;
+    const name = m[1] === "-" ? (shorthands[m[2]] ?? m[2]) : m[2];
+    if (m[3] !== undefined) set(name, m[3]);
+    else if (valueFlags.includes(name)) set(name, args[++i] ?? "");
+    else set(name, true);
   }
   return out;
 }
 
 /**
- * A boolean flag as kubeadm's and kubectl's flag library (pflag, with Go's strconv.ParseBool) reads it:
- * `--name` (or `-shorthand`) alone, or `=1|t|T|TRUE|true|True`, is true; `=0|f|F|FALSE|false|False` is
- * false; not given, false.
- * @throws what `fail` makes of pflag's message for any other value: `invalid argument "<v>" for
- *   "--<name>" flag: strconv.ParseBool: parsing "<v>": invalid syntax` (`"-<s>, --<name>"` for a flag
- *   with a shorthand, as pflag names it whichever form was given).
+ * A boolean flag as kubeadm's and kubectl's flag library (pflag, with Go's strconv.ParseBool) reads it,
+ * from the flags as given (`given`, by long name, in order): each occurrence bare, or
+ * `=1|t|T|TRUE|true|True`, is true, `=0|f|F|FALSE|false|False` false, and the last one wins; not given,
+ * false. `shorthand` only names the flag in the error.
+ * @throws what `fail` makes of pflag's message for the first other value: `invalid argument "<v>" for
+ *   "--<name>" flag: strconv.ParseBool: parsing "<v>": invalid syntax` (the value in Go's %q;
+ *   `"-<s>, --<name>"` for a flag with a shorthand, as pflag names it whichever form was given).
  */
-export function boolFlag(flags: Record<string, string | true>, name: string, shorthand: string | undefined, fail: (message: string) => Error): boolean {
-  const v = flags[name] ?? (shorthand !== undefined ? flags[shorthand] : undefined);
-  if (v === undefined || v === true) return v === true;
-  if (["1", "t", "T", "TRUE", "true", "True"].includes(v)) return true;
-  if (["0", "f", "F", "FALSE", "false", "False"].includes(v)) return false;
-  const shown = shorthand !== undefined ? `-${shorthand}, --${name}` : `--${name}`;
-  throw fail(`invalid argument "${v}" for "${shown}" flag: strconv.ParseBool: parsing "${v}": invalid syntax`);
+export function boolFlag(given: Cli["given"], name: string, shorthand: string | undefined, fail: (message: string) => Error): boolean {
+  let on = false;
+  for (const [n, v] of given) {
+    if (n !== name) continue;
+    if (v === true || ["1", "t", "T", "TRUE", "true", "True"].includes(v)) on = true;
+    else if (["0", "f", "F", "FALSE", "false", "False"].includes(v)) on = false;
+    else {
+      const shown = shorthand !== undefined ? `-${shorthand}, --${name}` : `--${name}`;
+      throw fail(`invalid argument ${goQuote(v)} for "${shown}" flag: strconv.ParseBool: parsing ${goQuote(v)}: invalid syntax`);
+    }
+  }
+  return on;
 }
 
 /** Reads one line from stdin (for kubeadm's `[y/N]` prompts); empty at EOF. */

@@ -3,7 +3,7 @@
  * Validates and writes what kubeadm-facts.md says kubeadm of the installed minor does.
  */
 import * as fs from "fs";
-import { boolFlag, compareVersions, exists, installedVersion, labConfig, nodeName, p, parseCli, parseGoDuration, parseVersion, stepDuration, writeText, hostname } from "./common";
+import { boolFlag, compareVersions, Fail, exists, installedVersion, labConfig, nodeName, p, parseCli, parseGoDuration, parseVersion, stepDuration, writeText, hostname } from "./common";
 import { addToken, resolveCriSocket, joinCommand, kubeletStartPhase, newCA, newCertificateKey, newNode, nodeAddress, uploadCerts, CONTROL_PLANE_TAINT } from "./cluster";
 import { criPreflightError, socketExists } from "./cri";
 import { featureGatesOf, nodeRegistration, Obj, readConfigFile, renderClusterConfiguration, renderKubeletConfiguration } from "./kubeadmconfig";
@@ -34,7 +34,11 @@ export async function init(args: string[]): Promise<number> {
   const minor = v.minor;
   const cli = parseCli(args, FLAG_FORMS);
   // Flags are parsed before anything runs: a bad boolean fails here.
-  const uploadCertsFlag = boolFlag(cli.flags, "upload-certs", undefined, (m) => kubeadmError(minor, m));
+  const uploadCertsFlag = boolFlag(cli.given, "upload-certs", undefined, (m) => kubeadmError(minor, m));
+  // kubeadm's own flags this stand-in cannot honour are refused, not ignored (a --dry-run would init the node).
+  for (const unsupported of ["dry-run", "skip-token-print"]) {
+    if (boolFlag(cli.given, unsupported, undefined, (m) => kubeadmError(minor, m))) throw new Fail(`this lab stand-in's kubeadm init does not support --${unsupported}`, 1);
+  }
   const mixed = Object.keys(cli.flags).filter((f) => !["config", "upload-certs", "ignore-preflight-errors", "certificate-key", "skip-token-print", "v", "dry-run"].includes(f));
   let initCfg: Obj | undefined;
   let clusterCfg: Obj | undefined;

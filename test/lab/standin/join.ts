@@ -22,7 +22,7 @@ export async function join(args: string[]): Promise<number> {
   const cli = parseCli(args, VALUE_FLAGS);
   const f = (n: string): string | undefined => (typeof cli.flags[n] === "string" ? (cli.flags[n] as string) : undefined);
   // Flags are parsed before anything runs: a bad boolean fails here.
-  const bool = (n: string): boolean => boolFlag(cli.flags, n, undefined, (m) => kubeadmError(minor, m));
+  const bool = (n: string): boolean => boolFlag(cli.given, n, undefined, (m) => kubeadmError(minor, m));
   const unsafeSkipCAVerification = bool("discovery-token-unsafe-skip-ca-verification");
   const controlPlaneFlag = bool("control-plane");
   let joinCfg: Obj;

@@ -13,23 +13,29 @@ import { ConfigMapObject, NodeObject, readStore, setDrainBlock, Store, updateSto
 interface Parsed {
   positional: string[];
   flags: Record<string, string | true>;
+  /** Every flag as given, in order (what {@link boolFlag} reads). */
+  given: Array<[name: string, value: string | true]>;
 }
 
 const VALUE_FLAGS = ["n", "namespace", "o", "output", "kubeconfig", "f", "filename", "timeout", "grace-period", "for", "l", "selector"];
 
 function parseArgs(args: string[]): Parsed {
-  const out: Parsed = { positional: [], flags: {} };
+  const out: Parsed = { positional: [], flags: {}, given: [] };
+  const set = (name: string, value: string | true): void => {
+    out.flags[name] = value;
+    out.given.push([name, value]);
+  };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === "--") { out.positional.push(...args.slice(i + 1)); break; }
     const short = /^-([no])([^=-].*)$/s.exec(a); // kubectl's attached short forms: -ojson, -nkube-system
-    if (short) { out.flags[short[1]] = short[2]; continue; }
+    if (short) { set(short[1], short[2]); continue; }
     const m = /^--?([\w-]+)(?:=(.*))?$/s.exec(a);
     if (!m || a === "-") { out.positional.push(a); continue; }
     const [, name, value] = m;
-    if (value !== undefined) out.flags[name] = value;
-    else if (VALUE_FLAGS.includes(name)) out.flags[name] = args[++i] ?? "";
-    else out.flags[name] = true;
+    if (value !== undefined) set(name, value);
+    else if (VALUE_FLAGS.includes(name)) set(name, args[++i] ?? "");
+    else set(name, true);
   }
   return out;
 }
@@ -147,8 +153,13 @@ function configMapTable(items: ConfigMapObject[], form: TableForm): string {
   return columns([head, ...items.map(row)]);
 }
 
-/** A boolean flag of kubectl's (see {@link boolFlag}); a bad value fails as kubectl does, `error: <pflag's message>`. */
-const kubectlBool = (p: Parsed, name: string): boolean => boolFlag(p.flags, name, undefined, (m) => new Fail(`error: ${m}`));
+/**
+ * A boolean flag of `kubectl <verb>` (see {@link boolFlag}), read before the command does anything; a
+ * bad value fails as kubectl's flag error does (its templater's FlagErrorFunc): `error: <pflag's
+ * message>` and `See 'kubectl <verb> --help' for usage.`
+ */
+const kubectlBool = (p: Parsed, verb: string, name: string): boolean =>
+  boolFlag(p.given, name, undefined, (m) => new Fail(`error: ${m}\nSee 'kubectl ${verb} --help' for usage.`));
 
 /** The flags this stand-in's `get` reads; kubectl's others are refused rather than ignored. */
 const GET_FLAGS = ["o", "output", "n", "namespace", "show-labels"];
@@ -170,10 +181,11 @@ async function get(p: Parsed): Promise<string> {
   if (unsupported.length > 0) {
     throw new Fail(`error: this lab stand-in's kubectl get does not support ${unsupported.map((f) => (f.length === 1 ? `-${f}` : `--${f}`)).join(", ")} (it reads -o/--output, -n/--namespace and --show-labels)`);
   }
+  const showLabels = kubectlBool(p, "get", "show-labels");
   const t = target(p.positional);
   const s = await readStore();
   const fmt = flag(p, "o", "output");
-  const form: TableForm = { wide: fmt === "wide", showLabels: kubectlBool(p, "show-labels") };
+  const form: TableForm = { wide: fmt === "wide", showLabels };
   if (t.kind === "node") {
     if (t.name && t.rest.length === 0) {
       const n = getNode(s, t.name);
@@ -199,6 +211,11 @@ async function get(p: Parsed): Promise<string> {
   const ns = flag(p, "n", "namespace") ?? "default";
   if (!t.name) {
     const items = Object.values(s.configMaps).filter((c) => c.metadata.namespace === ns);
+    if (items.length === 0 && (fmt === undefined || fmt === "wide")) {
+      // kubectl's table printer with nothing to print: a note on stderr, exit 0.
+      process.stderr.write(`No resources found in ${ns} namespace.\n`);
+      return "";
+    }
     return output({ apiVersion: "v1", items, kind: "List", metadata: { resourceVersion: "" } }, fmt, () => configMapTable(items, form));
   }
   const c = getConfigMap(s, ns, t.name);
@@ -210,6 +227,7 @@ async function get(p: Parsed): Promise<string> {
  * one holding `=` or ending in `-` is a change, the others name Nodes; every Node is changed, in order.
  */
 async function annotateOrLabel(p: Parsed, what: "annotations" | "labels"): Promise<string> {
+  const overwrite = kubectlBool(p, what === "labels" ? "label" : "annotate", "overwrite");
   const t = target(p.positional);
   if (t.kind !== "node" || !t.name) throw new Fail(`error: this lab stand-in supports ${what === "labels" ? "label" : "annotate"} on nodes only`);
   const isChange = (a: string) => a.includes("=") || a.endsWith("-");
@@ -220,7 +238,7 @@ async function annotateOrLabel(p: Parsed, what: "annotations" | "labels"): Promi
   const errors: string[] = [];
   for (const name of names) {
     try {
-      out += await annotateOrLabelOne(name, changes, p, what);
+      out += await annotateOrLabelOne(name, changes, overwrite, what);
     } catch (e) {
       if (!(e instanceof Fail) || names.length === 1) throw e;
       errors.push(e.message);
@@ -231,9 +249,8 @@ async function annotateOrLabel(p: Parsed, what: "annotations" | "labels"): Promi
   throw new Fail(errors.join("\n"));
 }
 
-async function annotateOrLabelOne(name: string, changes: string[], p: Parsed, what: "annotations" | "labels"): Promise<string> {
+async function annotateOrLabelOne(name: string, changes: string[], overwrite: boolean, what: "annotations" | "labels"): Promise<string> {
   if (changes.length === 0) throw new Fail(`error: at least one ${what === "labels" ? "label" : "annotation"} update is required`);
-  const overwrite = kubectlBool(p, "overwrite");
   let onlyRemovals = true;
   await updateStore((s) => {
     const n = getNode(s, name);

@@ -45,8 +45,8 @@ async function socketFromCluster(minor: number): Promise<string | undefined> {
 
 export async function reset(args: string[]): Promise<number> {
   const minor = installedVersion().minor;
-  const cli = parseCli(args, ["cri-socket", "ignore-preflight-errors", "cert-dir", "kubeconfig"]);
-  const force = boolFlag(cli.flags, "force", "f", (m) => kubeadmError(minor, m));
+  const cli = parseCli(args, ["cri-socket", "ignore-preflight-errors", "cert-dir", "kubeconfig"], { f: "force" });
+  const force = boolFlag(cli.given, "force", "f", (m) => kubeadmError(minor, m));
   const flag = typeof cli.flags["cri-socket"] === "string" && cli.flags["cri-socket"] !== "" ? cli.flags["cri-socket"] : undefined;
   resolveCriSocket(minor, flag ?? (await socketFromCluster(minor)));
   if (!force) {

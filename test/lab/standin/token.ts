@@ -18,7 +18,7 @@ export async function tokenCreate(args: string[]): Promise<number> {
   const minor = installedVersion().minor;
   const cli = parseCli(args, ["ttl", "description", "usages", "groups"]);
   // Flags are parsed before anything runs: a bad boolean fails here.
-  const printJoinCommand = boolFlag(cli.flags, "print-join-command", undefined, (m) => kubeadmError(minor, m));
+  const printJoinCommand = boolFlag(cli.given, "print-join-command", undefined, (m) => kubeadmError(minor, m));
   needAdmin(minor);
   const ttlText = typeof cli.flags.ttl === "string" ? cli.flags.ttl : undefined;
   const ttl = ttlText !== undefined ? parseGoDuration(ttlText) : labConfig().tokenTtlSeconds;
@@ -35,8 +35,10 @@ export async function tokenCreate(args: string[]): Promise<number> {
 export async function uploadCertsPhase(args: string[]): Promise<number> {
   const minor = installedVersion().minor;
   const cli = parseCli(args, ["certificate-key", "config"]);
+  // Flags are parsed before anything runs: a bad boolean fails here.
+  const upload = boolFlag(cli.given, "upload-certs", undefined, (m) => kubeadmError(minor, m));
   needAdmin(minor);
-  if (cli.flags["upload-certs"] !== true) {
+  if (!upload) {
     process.stdout.write("[upload-certs] Skipping phase. Please see --upload-certs\n");
     return 0;
   }

@@ -217,9 +217,9 @@ export async function plan(args: string[]): Promise<number> {
 export async function apply(args: string[]): Promise<number> {
   const v = installedVersion();
   const minor = v.minor;
-  const cli = parseCli(args, ["config"]);
+  const cli = parseCli(args, ["config"], { f: "force", y: "yes" });
   // Flags are parsed before anything runs: a bad boolean fails here.
-  const bool = (name: string, shorthand?: string): boolean => boolFlag(cli.flags, name, shorthand, (m) => kubeadmError(minor, m));
+  const bool = (name: string, shorthand?: string): boolean => boolFlag(cli.given, name, shorthand, (m) => kubeadmError(minor, m));
   const force = bool("force", "f");
   const yes = bool("yes", "y") || force;
   const dryRun = bool("dry-run");
@@ -292,7 +292,7 @@ export async function node(args: string[]): Promise<number> {
   const v = installedVersion();
   const minor = v.minor;
   const cli = parseCli(args, ["config"]);
-  const dryRun = boolFlag(cli.flags, "dry-run", undefined, (m) => kubeadmError(minor, m));
+  const dryRun = boolFlag(cli.given, "dry-run", undefined, (m) => kubeadmError(minor, m));
   if (!exists("/etc/kubernetes/kubelet.conf")) {
     throw kubeadmError(minor, "couldn't create a Kubernetes client from file \"/etc/kubernetes/kubelet.conf\": open /etc/kubernetes/kubelet.conf: no such file or directory"); // UNVERIFIED
   }

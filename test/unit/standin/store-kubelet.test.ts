@@ -107,7 +107,18 @@ describe("kubectl", () => {
     // pflag's booleans: --show-labels=True shows them, =0 does not, =yes is refused.
     expect((await cp.kubectl("get", "node", "w1", "--show-labels=True")).stdout).toContain(expected);
     expect((await cp.kubectl("get", "node", "w1", "--show-labels=0")).stdout).not.toContain("LABELS");
-    expect(await cp.kubectl("get", "node", "w1", "--show-labels=yes")).toEqual({ code: 1, stdout: "", stderr: 'error: invalid argument "yes" for "--show-labels" flag: strconv.ParseBool: parsing "yes": invalid syntax\n' });
+    const badFlag = (verb: string, flag: string) =>
+      `error: invalid argument "yes" for "--${flag}" flag: strconv.ParseBool: parsing "yes": invalid syntax\nSee 'kubectl ${verb} --help' for usage.\n`;
+    expect(await cp.kubectl("get", "node", "w1", "--show-labels=yes")).toEqual({ code: 1, stdout: "", stderr: badFlag("get", "show-labels") });
+    // The flag is read before anything else: before the resource type, the Nodes, the changes.
+    expect(await cp.kubectl("get", "pods", "--show-labels=yes")).toEqual({ code: 1, stdout: "", stderr: badFlag("get", "show-labels") });
+    expect(await cp.kubectl("annotate", "node", "w1", "w1", "lab/q=1", "--overwrite=yes")).toEqual({ code: 1, stdout: "", stderr: badFlag("annotate", "overwrite") });
+    expect(await cp.kubectl("label", "node", "w1", "--overwrite=yes")).toEqual({ code: 1, stdout: "", stderr: badFlag("label", "overwrite") });
+    // The last of several wins, as pflag reads them.
+    expect((await cp.kubectl("get", "node", "w1", "--show-labels", "--show-labels=false")).stdout).not.toContain("LABELS");
+    // A namespace with no ConfigMaps: kubectl's note on stderr, no table.
+    expect(await cp.kubectl("get", "cm", "-n", "empty")).toEqual({ code: 0, stdout: "", stderr: "No resources found in empty namespace.\n" });
+    expect((await cp.kubectl("get", "cm", "-n", "empty", "-o", "json")).stdout).toContain('"items": []');
     const refused = await cp.kubectl("get", "nodes", "-l", "lab/b=first", "--no-headers");
     expect(refused).toEqual({ code: 1, stdout: "", stderr: "error: this lab stand-in's kubectl get does not support -l, --no-headers (it reads -o/--output, -n/--namespace and --show-labels)\n" });
   });

@@ -333,4 +333,12 @@ describe("version policy", () => {
     expect(r.stderr).toContain("won't proceed; the user didn't answer (Y|y) in order to continue");
     expect(lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration).toContain("kubernetesVersion: v1.33.2\n");
   });
+  // Fails on 4533d07, which read -fy as one flag named "fy": neither forced nor answered.
+  test("-fy is -f and -y, as pflag reads a group of shorthands: the skippable error bypassed, no question asked", async () => {
+    const r = await apply("v1.33.2", "v1.33.5", "-fy");
+    expect(r.stderr).not.toContain("Can be bypassed if you pass the --force flag");
+    expect(r.stdout).not.toContain("Are you sure you want to proceed?");
+    expect(r.code).toBe(0);
+    expect(lab.store().configMaps["kube-system/kubeadm-config"].data.ClusterConfiguration).toContain("kubernetesVersion: v1.33.5\n");
+  });
 });

@@ -204,12 +204,32 @@ describe("boolean flags, read as kubeadm's flag library (pflag) reads them", () 
     expect(l.store().tokens.length).toBe(before);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('error: invalid argument "yes" for "--print-join-command" flag: strconv.ParseBool: parsing "yes": invalid syntax\n');
+    // Go's %q quotes the value.
+    expect((await cp.kubeadm("token", "create", '--print-join-command=x"y')).stderr).toContain('error: invalid argument "x\\"y" for "--print-join-command" flag: strconv.ParseBool: parsing "x\\"y": invalid syntax\n');
+    // The phase uploads with =true (and only then prints the key), refuses a bad value.
+    expect((await cp.kubeadm("init", "phase", "upload-certs", "--upload-certs=true")).stdout).toMatch(/\[upload-certs\] Using certificate key:\n[0-9a-f]{64}\n$/);
+    expect((await cp.kubeadm("init", "phase", "upload-certs", "--upload-certs=bogus")).code).toBe(1);
+    // A shorthand and its long name are one flag: the last wins, the first bad value fails, -fy is -f -y.
     const badReset = await cp.kubeadm("reset", "--force=yes");
     expect(badReset.code).toBe(1);
     expect(badReset.stderr).toContain('error: invalid argument "yes" for "-f, --force" flag: strconv.ParseBool: parsing "yes": invalid syntax\n');
     expect(cp.exists("/etc/kubernetes/admin.conf")).toBe(true);
-    const reset = await cp.kubeadm("reset", "--force=1");
+    expect((await cp.kubeadm("reset", "-f=bogus", "--force")).stderr).toContain('invalid argument "bogus" for "-f, --force" flag');
+    expect(cp.exists("/etc/kubernetes/admin.conf")).toBe(true);
+    const reset = await cp.kubeadm("reset", "--force=false", "-f");
     expect(reset.code).toBe(0);
     expect(cp.exists("/etc/kubernetes/admin.conf")).toBe(false);
   });
+});
+
+// Fails on 4533d07, which ran a real init for --dry-run (and printed the token despite --skip-token-print).
+test("kubeadm init refuses the flags this stand-in cannot honour, before anything runs", async () => {
+  const l = await lab();
+  const cp = await l.node("cp1", "v1.34.1", ["containerd"]);
+  for (const f of ["--dry-run", "--skip-token-print"]) {
+    const r = await cp.kubeadm("init", f, "--node-name", "cp1");
+    expect(r).toMatchObject({ code: 1, stderr: `this lab stand-in's kubeadm init does not support ${f}\n` });
+  }
+  expect(cp.exists("/etc/kubernetes/manifests")).toBe(false);
+  expect(cp.exists("/var/lib/kubelet/config.yaml")).toBe(false);
 });
