@@ -47,6 +47,16 @@ test("the floor: join material from kubeadm init's output, batches, side-by-side
   const out = `You can now join any number of control-plane nodes ...\n\n  kubeadm join 127.0.0.150:6443 --token abcdef.0123456789abcdef \\\n\t--discovery-token-ca-cert-hash ${hash} \\\n\t--control-plane --certificate-key ${key}\n`;
   expect(parseInitOutput(out)).toEqual({ token: "abcdef.0123456789abcdef", caCertHash: hash, certificateKey: key });
   expect(() => parseInitOutput("[init] done\n")).toThrow(/no join command/);
+  // Output missing a piece: the message names it and holds none of the output (the token, the hash).
+  let message = "";
+  try {
+    parseInitOutput(out.replace(/--certificate-key \S+/g, ""));
+  } catch (e) {
+    message = (e as Error).message;
+  }
+  expect(message).toMatch(/no join command with --certificate-key \(/);
+  expect(message).not.toContain("abcdef.0123456789abcdef");
+  expect(message).not.toContain(hash);
   // The operator's words, shared by the floor over SSH and the floor through the engine (engineFloor.ts).
   const sock = "unix:///run/containerd/containerd.sock";
   expect(initCommand("127.0.0.150:6443", "v1.34.2", "cp-1")).toBe(

@@ -35,7 +35,11 @@ export function parseInitOutput(out: string): JoinMaterial {
   const token = /--token (\S+)/.exec(out)?.[1];
   const caCertHash = /--discovery-token-ca-cert-hash (sha256:[0-9a-f]{64})/.exec(out)?.[1];
   const certificateKey = /--certificate-key ([0-9a-f]{64})/.exec(out)?.[1];
-  if (!token || !caCertHash || !certificateKey) throw new Error(`floor: kubeadm init printed no join command with a certificate key:\n${out}`);
+  if (!token || !caCertHash || !certificateKey) {
+    // The output stays out of the message: it holds the join material.
+    const missing = Object.entries({ "--token": token, "--discovery-token-ca-cert-hash": caCertHash, "--certificate-key": certificateKey }).filter(([, v]) => !v).map(([k]) => k);
+    throw new Error(`floor: kubeadm init printed no join command with ${missing.join(", ")} (its ${out.split("\n").length} lines of output not shown)`);
+  }
   return { token, caCertHash, certificateKey };
 }
 

@@ -28,8 +28,13 @@ async function main(): Promise<void> {
   }
   const say = (l: string): void => void process.stderr.write(`bench ${new Date().toISOString().slice(11, 19)}: ${l}\n`);
   const c: BenchCluster = { controlPlanes: 3, workers: o.workers };
+  const m = machine();
+  // The engine's --parallel: the bench's option, else PULUMI_PARALLEL as the CLI reads it, else the CLI's default.
+  const envParallel = process.env.PULUMI_PARALLEL;
+  const parallel =
+    o.parallel !== undefined ? String(o.parallel) : envParallel !== undefined && envParallel !== "" ? `${envParallel} (PULUMI_PARALLEL)` : `${4 * m.cpus} (the CLI's default, 4 x CPUs)`;
   const result: BenchResult = {
-    machine: machine(),
+    machine: m,
     command: ["npm run bench", ...(argv.length > 0 ? ["--", ...argv] : [])].join(" "),
     setup: {
       cluster: `${c.controlPlanes} control-plane + ${c.workers} workers, containerd`,
@@ -38,7 +43,7 @@ async function main(): Promise<void> {
       durations_s: { provision: PROVISION_DURATIONS, upgrade: UPGRADE_DURATIONS },
       runs: o.runs,
       standin: o.standin,
-      engine_parallel: o.parallel ?? "the CLI's default (4 x CPUs)",
+      engine_parallel: parallel,
       max_concurrent_joins: o.joins ?? "the component's default (10)",
       calibration_samples_per_run: CALIBRATION_SAMPLES,
     },
@@ -55,7 +60,7 @@ async function main(): Promise<void> {
     } finally {
       await benchLabDown();
     }
-    Object.assign(result, clusterResult(reps, FROM, o.parallel !== undefined ? String(o.parallel) : `${4 * result.machine.cpus} (the CLI's default, 4 x CPUs)`));
+    Object.assign(result, clusterResult(reps, FROM, parallel));
     if (!o.only.includes("provision")) delete result.provision;
     save();
   }
