@@ -65,7 +65,9 @@ async function run(mode: Mode, args: string[]): Promise<number> {
   // print them, and what failed.
   if (!quiet && mode === "preview") for (const d of result.diagnostics) process.stderr.write(`lab: ${d}\n`);
   // The Automation API's error repeats the CLI's whole output: when that was printed as it came, only say so.
-  if (!result.ok) process.stderr.write(`lab: ${mode} failed${quiet && result.error !== undefined ? `: ${result.error}` : " (the CLI's output above says why)"}\n`);
+  // When the CLI printed nothing (it failed before its first line), its error is the only reason there is.
+  const shown = !quiet && result.output.trim() !== "";
+  if (!result.ok) process.stderr.write(`lab: ${mode} failed${!shown && result.error !== undefined ? `: ${result.error}` : " (the CLI's output above says why)"}\n`);
   return result.ok ? 0 : 1;
 }
 

@@ -77,12 +77,13 @@ export function labEnv(labDir: string): Record<string, string> {
 export async function labStack(o: LabStackOptions): Promise<LabStack> {
   const labDir = path.resolve(o.labDir ?? process.env["LAB_DIR"] ?? DEFAULT_LAB_DIR);
   const p = pulumiPaths(labDir);
+  const repo = repoProject();
+  const project = repo.name;
+  // Read first: a stack file the lab cannot serve leaves nothing behind.
+  const settings = readLabStackFile(o.stackFile, project, labDir);
   for (const d of [p.home, p.state, p.project]) fs.mkdirSync(d, { recursive: true });
   pulumiBinary();
   installCommandPlugin(p.home);
-  const repo = repoProject();
-  const project = repo.name;
-  const settings = readLabStackFile(o.stackFile, project, labDir);
   // The component registers a kubernetes Provider unless told not to (`kubernetesProvider: false`).
   const provider = settings.config[`${project}:kubernetesProvider`] ?? settings.config["kubernetesProvider"];
   if (provider !== false && provider !== "false") installKubernetesPlugin(p.home);

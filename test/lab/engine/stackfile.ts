@@ -57,7 +57,8 @@ function labNodes(labDir: string): LabNode[] {
 
 /**
  * The stack file's config with the lab injections of the module comment, taken from `labDir`.
- * @throws StackFileError on a badly named file; the fs/YAML errors of an unreadable or unparseable file.
+ * @throws StackFileError on a badly named file, or one that sets no `sshPrivateKey` when no lab is up at
+ *   `labDir` (naming the command that starts it); the fs/YAML errors of an unreadable or unparseable file.
  */
 export function readLabStackFile(stackFile: string, project: string, labDir: string): LabStackConfig {
   const stack = stackNameOf(stackFile);
@@ -69,10 +70,14 @@ export function readLabStackFile(stackFile: string, project: string, labDir: str
 
   if (key("sshPrivateKey") === undefined) {
     const keyFile = path.join(labDir, "ssh", "id_ed25519");
-    if (fs.existsSync(keyFile)) {
-      secrets[`${project}:sshPrivateKey`] = fs.readFileSync(keyFile, "utf8");
-      injected.push(`${project}:sshPrivateKey (secret) from ${keyFile}`);
+    if (!fs.existsSync(keyFile)) {
+      // Without it the CLI fails on the missing config value, which says nothing of the lab.
+      throw new StackFileError(
+        `${stackFile} sets no sshPrivateKey and no lab is up at ${labDir} to supply its key: start the lab first (npm run lab -- up ${stackFile}; for the demo cluster, npm run lab:demo)`,
+      );
     }
+    secrets[`${project}:sshPrivateKey`] = fs.readFileSync(keyFile, "utf8");
+    injected.push(`${project}:sshPrivateKey (secret) from ${keyFile}`);
   }
 
   const nodesKey = key("nodes");
