@@ -260,6 +260,8 @@ export interface Cli {
   flags: Record<string, string | true>;
   /** Every flag as given, in order, by its long name (what {@link boolFlag} reads). */
   given: Array<[name: string, value: string | true]>;
+  /** The one-letter shorthand of each long name that has one (pflag names both in its errors). */
+  shorthands: Record<string, string>;
 }
 
 /**
@@ -269,7 +271,7 @@ export interface Cli {
  * them. Lenient where pflag is not: `--f` and `-force` are taken as flags named `f` and `force`.
  */
 export function parseCli(args: string[], valueFlags: string[], shorthands: Record<string, string> = {}): Cli {
-  const out: Cli = { positional: [], flags: {}, given: [] };
+  const out: Cli = { positional: [], flags: {}, given: [], shorthands: Object.fromEntries(Object.entries(shorthands).map(([s, long]) => [long, s])) };
   const set = (name: string, value: string | true): void => {
     out.flags[name] = value;
     out.given.push([name, value]);
@@ -292,16 +294,17 @@ export function parseCli(args: string[], valueFlags: string[], shorthands: Recor
 
 /**
  * A boolean flag as kubeadm's and kubectl's flag library (pflag, with Go's strconv.ParseBool) reads it,
- * from the flags as given (`given`, by long name, in order): each occurrence bare, or
+ * from the flags as given (`cli.given`, by long name, in order): each occurrence bare, or
  * `=1|t|T|TRUE|true|True`, is true, `=0|f|F|FALSE|false|False` false, and the last one wins; not given,
- * false. `shorthand` only names the flag in the error.
+ * false.
  * @throws what `fail` makes of pflag's message for the first other value: `invalid argument "<v>" for
  *   "--<name>" flag: strconv.ParseBool: parsing "<v>": invalid syntax` (the value in Go's %q;
  *   `"-<s>, --<name>"` for a flag with a shorthand, as pflag names it whichever form was given).
  */
-export function boolFlag(given: Cli["given"], name: string, shorthand: string | undefined, fail: (message: string) => Error): boolean {
+export function boolFlag(cli: Pick<Cli, "given" | "shorthands">, name: string, fail: (message: string) => Error): boolean {
   let on = false;
-  for (const [n, v] of given) {
+  const shorthand = cli.shorthands[name];
+  for (const [n, v] of cli.given) {
     if (n !== name) continue;
     if (v === true || ["1", "t", "T", "TRUE", "true", "True"].includes(v)) on = true;
     else if (["0", "f", "F", "FALSE", "false", "False"].includes(v)) on = false;

@@ -3,14 +3,14 @@
  * Validates and writes what kubeadm-facts.md says kubeadm of the installed minor does.
  */
 import * as fs from "fs";
-import { boolFlag, compareVersions, Fail, exists, installedVersion, labConfig, nodeName, p, parseCli, parseGoDuration, parseVersion, stepDuration, writeText, hostname } from "./common";
+import { compareVersions, Fail, exists, installedVersion, labConfig, nodeName, p, parseCli, parseGoDuration, parseVersion, stepDuration, writeText, hostname } from "./common";
 import { addToken, resolveCriSocket, joinCommand, kubeletStartPhase, newCA, newCertificateKey, newNode, nodeAddress, uploadCerts, CONTROL_PLANE_TAINT } from "./cluster";
 import { criPreflightError, socketExists } from "./cri";
 import { featureGatesOf, nodeRegistration, Obj, readConfigFile, renderClusterConfiguration, renderKubeletConfiguration } from "./kubeadmconfig";
 import { startKubelet } from "./kubelet";
 import { CONTROL_PLANE_COMPONENTS, kubeconfig, writeControlPlaneFiles } from "./nodefiles";
 import { now, readStore, updateStore } from "./store";
-import { assertFeatureGates, kubeadmError, nodeLocalCriSocket, phaseError, preflight } from "./versions";
+import { assertFeatureGates, kubeadmBool, kubeadmError, nodeLocalCriSocket, phaseError, preflight } from "./versions";
 
 const FLAG_FORMS = ["config", "cri-socket", "node-name", "kubernetes-version", "control-plane-endpoint", "pod-network-cidr", "service-cidr", "certificate-key", "ignore-preflight-errors", "apiserver-advertise-address"];
 
@@ -33,11 +33,10 @@ export async function init(args: string[]): Promise<number> {
   const v = installedVersion();
   const minor = v.minor;
   const cli = parseCli(args, FLAG_FORMS);
-  // Flags are parsed before anything runs: a bad boolean fails here.
-  const uploadCertsFlag = boolFlag(cli.given, "upload-certs", undefined, (m) => kubeadmError(minor, m));
+  const uploadCertsFlag = kubeadmBool(cli, minor, "upload-certs");
   // kubeadm's own flags this stand-in cannot honour are refused, not ignored (a --dry-run would init the node).
   for (const unsupported of ["dry-run", "skip-token-print"]) {
-    if (boolFlag(cli.given, unsupported, undefined, (m) => kubeadmError(minor, m))) throw new Fail(`this lab stand-in's kubeadm init does not support --${unsupported}`, 1);
+    if (kubeadmBool(cli, minor, unsupported)) throw new Fail(`this lab stand-in's kubeadm init does not support --${unsupported}`, 1);
   }
   const mixed = Object.keys(cli.flags).filter((f) => !["config", "upload-certs", "ignore-preflight-errors", "certificate-key", "skip-token-print", "v", "dry-run"].includes(f));
   let initCfg: Obj | undefined;

@@ -4,7 +4,7 @@
  * joins need a controlPlaneEndpoint and an unexpired certificate key.
  */
 import { parse } from "yaml";
-import { boolFlag, clockMs, compareVersions, exists, failOnce, installedVersion, nodeName, parseCli, parseVersion, stepDuration, writeText, hostname } from "./common";
+import { clockMs, compareVersions, exists, failOnce, installedVersion, nodeName, parseCli, parseVersion, stepDuration, writeText, hostname } from "./common";
 import { CONTROL_PLANE_TAINT, resolveCriSocket, kubeletStartPhase, newNode, TOKEN_RE } from "./cluster";
 import { criPreflightError, socketExists } from "./cri";
 import { controlPlaneFileChecks } from "./init";
@@ -12,7 +12,7 @@ import { featureGatesOf, nodeRegistration, Obj, readConfigFile } from "./kubeadm
 import { startKubelet } from "./kubelet";
 import { kubeconfig, writeControlPlaneFiles } from "./nodefiles";
 import { readStore, updateStore } from "./store";
-import { kubeadmError, nodeLocalCriSocket, phaseError, preflight } from "./versions";
+import { kubeadmBool, kubeadmError, nodeLocalCriSocket, phaseError, preflight } from "./versions";
 
 const VALUE_FLAGS = ["config", "token", "discovery-token", "discovery-token-ca-cert-hash", "certificate-key", "cri-socket", "node-name", "ignore-preflight-errors", "apiserver-advertise-address"];
 
@@ -21,10 +21,8 @@ export async function join(args: string[]): Promise<number> {
   const minor = v.minor;
   const cli = parseCli(args, VALUE_FLAGS);
   const f = (n: string): string | undefined => (typeof cli.flags[n] === "string" ? (cli.flags[n] as string) : undefined);
-  // Flags are parsed before anything runs: a bad boolean fails here.
-  const bool = (n: string): boolean => boolFlag(cli.given, n, undefined, (m) => kubeadmError(minor, m));
-  const unsafeSkipCAVerification = bool("discovery-token-unsafe-skip-ca-verification");
-  const controlPlaneFlag = bool("control-plane");
+  const unsafeSkipCAVerification = kubeadmBool(cli, minor, "discovery-token-unsafe-skip-ca-verification");
+  const controlPlaneFlag = kubeadmBool(cli, minor, "control-plane");
   let joinCfg: Obj;
   if (f("config") !== undefined) {
     const mixed = Object.keys(cli.flags).filter((k) => !["config", "ignore-preflight-errors", "v"].includes(k));

@@ -5,22 +5,18 @@
  */
 import * as fs from "fs";
 import { parse } from "yaml";
-import { boolFlag, Fail, clockMs, parseGoDuration, stepDuration } from "./common";
+import { boolFlag, type Cli, Fail, clockMs, parseGoDuration, stepDuration } from "./common";
 import { goYaml } from "./kubeadmconfig";
 import { jsonpath } from "./jsonpath";
 import { ConfigMapObject, NodeObject, readStore, setDrainBlock, Store, updateStore } from "./store";
 
-interface Parsed {
-  positional: string[];
-  flags: Record<string, string | true>;
-  /** Every flag as given, in order (what {@link boolFlag} reads). */
-  given: Array<[name: string, value: string | true]>;
-}
+/** kubectl's command line, in the shape the kubeadm stand-ins parse theirs to (no boolean shorthands). */
+type Parsed = Cli;
 
 const VALUE_FLAGS = ["n", "namespace", "o", "output", "kubeconfig", "f", "filename", "timeout", "grace-period", "for", "l", "selector"];
 
 function parseArgs(args: string[]): Parsed {
-  const out: Parsed = { positional: [], flags: {}, given: [] };
+  const out: Parsed = { positional: [], flags: {}, given: [], shorthands: {} };
   const set = (name: string, value: string | true): void => {
     out.flags[name] = value;
     out.given.push([name, value]);
@@ -159,7 +155,7 @@ function configMapTable(items: ConfigMapObject[], form: TableForm): string {
  * message>` and `See 'kubectl <verb> --help' for usage.`
  */
 const kubectlBool = (p: Parsed, verb: string, name: string): boolean =>
-  boolFlag(p.given, name, undefined, (m) => new Fail(`error: ${m}\nSee 'kubectl ${verb} --help' for usage.`));
+  boolFlag(p, name, (m) => new Fail(`error: ${m}\nSee 'kubectl ${verb} --help' for usage.`));
 
 /** The flags this stand-in's `get` reads; kubectl's others are refused rather than ignored. */
 const GET_FLAGS = ["o", "output", "n", "namespace", "show-labels"];

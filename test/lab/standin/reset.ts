@@ -12,13 +12,13 @@
  */
 import * as fs from "fs";
 import { parse } from "yaml";
-import { boolFlag, emptyDir, exists, failOnce, installedVersion, p, parseCli, readLineSync, removePath, stepDuration } from "./common";
+import { emptyDir, exists, failOnce, installedVersion, p, parseCli, readLineSync, removePath, stepDuration } from "./common";
 import { klogWarning, resolveCriSocket } from "./cluster";
 import { featureGatesOf, Obj } from "./kubeadmconfig";
 import { registeredNodeName, stopKubelet } from "./kubelet";
 import { CRI_SOCKET_ANNOTATION, readStore } from "./store";
 import { findSocket } from "./upgrade";
-import { kubeadmError, nodeLocalCriSocket } from "./versions";
+import { kubeadmBool, kubeadmError, nodeLocalCriSocket } from "./versions";
 
 /**
  * This node's CRI socket from the cluster (FetchInitConfigurationFromCluster's node registration), or
@@ -46,7 +46,7 @@ async function socketFromCluster(minor: number): Promise<string | undefined> {
 export async function reset(args: string[]): Promise<number> {
   const minor = installedVersion().minor;
   const cli = parseCli(args, ["cri-socket", "ignore-preflight-errors", "cert-dir", "kubeconfig"], { f: "force" });
-  const force = boolFlag(cli.given, "force", "f", (m) => kubeadmError(minor, m));
+  const force = kubeadmBool(cli, minor, "force");
   const flag = typeof cli.flags["cri-socket"] === "string" && cli.flags["cri-socket"] !== "" ? cli.flags["cri-socket"] : undefined;
   resolveCriSocket(minor, flag ?? (await socketFromCluster(minor)));
   if (!force) {

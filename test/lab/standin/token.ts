@@ -4,10 +4,10 @@
  * `kubeadm certs certificate-key`. Both need /etc/kubernetes/admin.conf on the node, as kubeadm does.
  * Lifetimes: --ttl, else $LAB_DIR/config.json tokenTtlSeconds; certificate keys certificateKeyTtlSeconds.
  */
-import { boolFlag, exists, installedVersion, labConfig, parseCli, parseGoDuration } from "./common";
+import { exists, installedVersion, labConfig, parseCli, parseGoDuration } from "./common";
 import { addToken, joinCommand, newCertificateKey, TOKEN_RE, uploadCerts } from "./cluster";
 import { readStore, updateStore } from "./store";
-import { kubeadmError, phaseError } from "./versions";
+import { kubeadmBool, kubeadmError, phaseError } from "./versions";
 
 function needAdmin(minor: number): void {
   // UNVERIFIED wording.
@@ -17,8 +17,7 @@ function needAdmin(minor: number): void {
 export async function tokenCreate(args: string[]): Promise<number> {
   const minor = installedVersion().minor;
   const cli = parseCli(args, ["ttl", "description", "usages", "groups"]);
-  // Flags are parsed before anything runs: a bad boolean fails here.
-  const printJoinCommand = boolFlag(cli.given, "print-join-command", undefined, (m) => kubeadmError(minor, m));
+  const printJoinCommand = kubeadmBool(cli, minor, "print-join-command");
   needAdmin(minor);
   const ttlText = typeof cli.flags.ttl === "string" ? cli.flags.ttl : undefined;
   const ttl = ttlText !== undefined ? parseGoDuration(ttlText) : labConfig().tokenTtlSeconds;
@@ -35,8 +34,7 @@ export async function tokenCreate(args: string[]): Promise<number> {
 export async function uploadCertsPhase(args: string[]): Promise<number> {
   const minor = installedVersion().minor;
   const cli = parseCli(args, ["certificate-key", "config"]);
-  // Flags are parsed before anything runs: a bad boolean fails here.
-  const upload = boolFlag(cli.given, "upload-certs", undefined, (m) => kubeadmError(minor, m));
+  const upload = kubeadmBool(cli, minor, "upload-certs");
   needAdmin(minor);
   if (!upload) {
     process.stdout.write("[upload-certs] Skipping phase. Please see --upload-certs\n");

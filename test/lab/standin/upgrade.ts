@@ -13,14 +13,14 @@
  *   "FATAL. Unable to upgrade a cluster using deprecated feature-gate flags" is older kubeadm).
  */
 import { parse } from "yaml";
-import { boolFlag, compareVersions, exists, installedVersion, parseCli, parseVersion, readLineSync, stepDuration, Version, failOnce, readText, writeText, clockMs } from "./common";
+import { compareVersions, exists, installedVersion, parseCli, parseVersion, readLineSync, stepDuration, Version, failOnce, readText, writeText, clockMs } from "./common";
 import { klogWarning } from "./cluster";
 import { detectCriSocket, KNOWN_ENDPOINTS } from "./cri";
 import { featureGatesOf, Obj, readConfigFile } from "./kubeadmconfig";
 import { registeredNodeName } from "./kubelet";
 import { INSTANCE_CONFIG, readFlagsAsKubeadm, readInstanceConfig, removeFlags, writeControlPlaneFiles, writeFlagsSorted, writeInstanceConfig, writeKubeletConfig } from "./nodefiles";
 import { CRI_SOCKET_ANNOTATION, readStore, Store, updateStore } from "./store";
-import { deprecatedGateMessages, kubeadmError, nodeLocalCriSocket, phaseError } from "./versions";
+import { deprecatedGateMessages, kubeadmBool, kubeadmError, nodeLocalCriSocket, phaseError } from "./versions";
 
 function clusterState(s: Store, minor: number): { text: string; cluster: Obj; version: Version; gates: Record<string, boolean> } {
   const cm = s.configMaps["kube-system/kubeadm-config"];
@@ -218,11 +218,9 @@ export async function apply(args: string[]): Promise<number> {
   const v = installedVersion();
   const minor = v.minor;
   const cli = parseCli(args, ["config"], { f: "force", y: "yes" });
-  // Flags are parsed before anything runs: a bad boolean fails here.
-  const bool = (name: string, shorthand?: string): boolean => boolFlag(cli.given, name, shorthand, (m) => kubeadmError(minor, m));
-  const force = bool("force", "f");
-  const yes = bool("yes", "y") || force;
-  const dryRun = bool("dry-run");
+  const force = kubeadmBool(cli, minor, "force");
+  const yes = kubeadmBool(cli, minor, "yes") || force;
+  const dryRun = kubeadmBool(cli, minor, "dry-run");
   let targetText = cli.positional[0];
   if (typeof cli.flags.config === "string") {
     const cf = readConfigFile(cli.flags.config, minor);
@@ -292,7 +290,7 @@ export async function node(args: string[]): Promise<number> {
   const v = installedVersion();
   const minor = v.minor;
   const cli = parseCli(args, ["config"]);
-  const dryRun = boolFlag(cli.given, "dry-run", undefined, (m) => kubeadmError(minor, m));
+  const dryRun = kubeadmBool(cli, minor, "dry-run");
   if (!exists("/etc/kubernetes/kubelet.conf")) {
     throw kubeadmError(minor, "couldn't create a Kubernetes client from file \"/etc/kubernetes/kubelet.conf\": open /etc/kubernetes/kubelet.conf: no such file or directory"); // UNVERIFIED
   }

@@ -3,7 +3,7 @@
  * ../../../../shared/kubeadm-facts.md. The gate lists per minor are approximate except for
  * NodeLocalCRISocket, which follows the facts file exactly.
  */
-import { Fail } from "./common";
+import { boolFlag, type Cli, Fail } from "./common";
 
 export type Stage = "ALPHA" | "BETA" | "GA" | "DEPRECATED";
 export interface Gate {
@@ -129,6 +129,14 @@ export const STACK_TRACE_HINT = "To see the stack trace of this error execute wi
  */
 export function kubeadmError(minor: number, message: string): Fail {
   return new Fail(`${minor >= 34 ? "error: " : ""}${message}\n${STACK_TRACE_HINT}`, 1);
+}
+
+/**
+ * A boolean flag of a kubeadm command (see {@link boolFlag}), read before the command does anything;
+ * a bad value fails with kubeadm's error ({@link kubeadmError}) holding pflag's message.
+ */
+export function kubeadmBool(cli: Cli, minor: number, name: string): boolean {
+  return boolFlag(cli, name, (m) => kubeadmError(minor, m));
 }
 
 /** A failed phase: `error execution phase <phase>: <message>`. */

@@ -74,6 +74,13 @@ const verb = (c: NpmCall): string => c.args.slice(0, 4).join(" ");
 
 const example = (): StackFile => parse(fs.readFileSync(EXAMPLE, "utf8")) as StackFile;
 
+/** The sample previewed then applied one stack file, `want`, as it was at both calls. */
+function expectPreviewThenApply(calls: NpmCall[], want: StackFile): void {
+  expect(calls.map(verb)).toEqual(["run lab -- preview", "run lab -- apply"]);
+  for (const c of calls) expect(c.file).toEqual(want);
+  expect(calls[0]!.args[4]).toBe(calls[1]!.args[4]);
+}
+
 test("README has the three lab samples that edit a stack file", () => {
   expect(labSamples().length).toBeGreaterThanOrEqual(3);
 });
@@ -83,9 +90,7 @@ test("the upgrade sample: the same stack file at the next minor version, preview
   const want = example();
   expect(want.config["kubeadm:kubernetesVersion"]).toBe("v1.34.2");
   want.config["kubeadm:kubernetesVersion"] = "v1.35.0";
-  expect(calls.map(verb)).toEqual(["run lab -- preview", "run lab -- apply"]);
-  for (const c of calls) expect(c.file).toEqual(want);
-  expect(calls[0]!.args[4]).toBe(calls[1]!.args[4]);
+  expectPreviewThenApply(calls, want);
 });
 
 test("the removal sample: worker-1's entry taken out of kubeadm:nodes, nothing else changed, previewed then applied", () => {
@@ -94,9 +99,7 @@ test("the removal sample: worker-1's entry taken out of kubeadm:nodes, nothing e
   const nodes = want.config["kubeadm:nodes"];
   expect(nodes.map((n) => n.name)).toContain("worker-1");
   want.config["kubeadm:nodes"] = nodes.filter((n) => n.name !== "worker-1");
-  expect(calls.map(verb)).toEqual(["run lab -- preview", "run lab -- apply"]);
-  for (const c of calls) expect(c.file).toEqual(want);
-  expect(calls[0]!.args[4]).toBe(calls[1]!.args[4]);
+  expectPreviewThenApply(calls, want);
 });
 
 test("the runtime-switch sample: a fresh lab and cluster with worker-1 on both runtimes and containerd, then worker-1 switched to CRI-O", () => {
