@@ -743,8 +743,25 @@ pk_exit_if_still_wanted() {
   fi
 }
 
+# pk_read_metadata NODE...: what pk_node_metadata reads of each named Node ($PK_NODE_METADATA_READ), for
+# them all in ONE kubectl call (`kubectl get nodes a b ...`, as pk_read_seen), into the global associative
+# array seen_meta[<node>], which pk_node_metadata takes (once) instead of reading that Node itself: a join
+# wave's node-metadata reads its members in one call, not one call each. A Node the call could not read
+# gets no entry (pk_node_metadata then reads it on its own, and fails naming it). Never fails, prints
+# nothing; an earlier read's entries for the named Nodes are dropped first.
+pk_read_metadata() {
+  local out n rest
+  declare -gA seen_meta
+  for n in "$@"; do unset "seen_meta[$n]"; done
+  out=$(pk_kubectl get nodes "$@" -o jsonpath="{range .items[*]}{.metadata.name}|$PK_NODE_METADATA_READ{\"\n\"}{end}" </dev/null 2>/dev/null) || true
+  while IFS='|' read -r n rest; do
+    if [ -n "$n" ]; then seen_meta[$n]=$rest; fi
+  done <<<"$out"
+}
+
 # pk_node_metadata NODE NODELOCAL MANAGED [KEY=VALUE...]: one Node's edits on the first control-plane node
-# (steps/nodeMetadata.ts, nodeMetadataLines), with one read and at most three writes: uncordoned when this
+# (steps/nodeMetadata.ts, nodeMetadataLines), with one read (pk_read_metadata's, when it read this Node)
+# and at most three writes: uncordoned when this
 # component's mark is on it (read again after: one still cordoned fails, keeping the mark); one `kubectl
 # label` that removes the managed labels (MANAGED: the wanted keys, sorted, comma-separated) no longer
 # wanted and sets KEY=VALUE...; one `kubectl annotate` for the managed-labels record, the mark (removed)
@@ -756,12 +773,21 @@ pk_exit_if_still_wanted() {
 pk_node_metadata() {
   local node=$1 nodelocal=$2 managed=$3 endpoint="" seen unschedulable previous cri cordoned key
   local -a label=() annotate=() keys=()
+  # Its messages name the Node it edits, also in a join wave's step (which runs for the first control-plane node).
+  local PK_NODE=$node
   shift 3
   if [ "$nodelocal" != yes ]; then
     IFS= read -r endpoint || true
     [[ $endpoint =~ ^unix:///[A-Za-z0-9._/@+-]+$ ]] || pk_fail "no usable CRI endpoint on stdin for the annotation"
   fi
-  seen=$(pk_kubectl get node "$node" -o "jsonpath=$PK_NODE_METADATA_READ") || pk_fail "the Node object is not registered"
+  declare -gA seen_meta
+  if [ -n "${seen_meta[$node]+x}" ]; then
+    # Read for it by pk_read_metadata, once: a later call for this Node reads it again.
+    seen=${seen_meta[$node]}
+    unset "seen_meta[$node]"
+  else
+    seen=$(pk_kubectl get node "$node" -o "jsonpath=$PK_NODE_METADATA_READ") || pk_fail "the Node object is not registered"
+  fi
   IFS='|' read -r unschedulable previous cri cordoned <<<"$seen" || true
   if [ -n "$cordoned" ] && [ "$unschedulable" = true ]; then pk_uncordon_checked "$node"; fi
   IFS=, read -r -a keys <<<"$previous" || true

@@ -1,8 +1,9 @@
 /**
  * Step kind `node-metadata` of a join wave (step id `<wave>-node-metadata`), on the first control-plane
- * node: for every member of the wave, in ONE session, what a worker's own `node-metadata` step does
- * (`nodeMetadataLines`: uncordon what this component cordoned, labels and their record, the cri-socket
- * annotation removed or set to the member's endpoint), after the ownership claims of every member's own
+ * node: for every member of the wave, in ONE session and with ONE read of their Nodes (lib.sh's
+ * `pk_read_metadata`), what a worker's own `node-metadata` step does (`nodeMetadataLines`: uncordon
+ * what this component cordoned, labels and their record, the cri-socket annotation removed or set to
+ * the member's endpoint), after the ownership claims of every member's own
  * `node-metadata` step (whose create runs no command on a node that joins in this run, `idleOnJoin`), so
  * its delete (the drain when the node leaves the stack) finds its claim, even when an edit failed midway.
  *
@@ -15,6 +16,7 @@
  * resource it replaces, so a new member's endpoint would be missing from a replaced wave's stdin.
  */
 import { renderScript } from "../scripts/script";
+import { shellQuote } from "../scripts/quote";
 import type { StepKind } from "./kind";
 import { nodeMetadataLines } from "./nodeMetadata";
 import { memberClaimLine, memberClaims } from "./joinMaterial";
@@ -31,12 +33,15 @@ export const waveMetadata: StepKind = {
     // Every member's claim first: an edit that fails midway (a member's Node missing) leaves no member
     // unclaimed, so removing one later still drains it (its own step's delete).
     const claims = memberClaims(ctx, "node-metadata").map(memberClaimLine);
-    const lines = (ctx.step.members ?? []).flatMap((m) => {
+    const members = ctx.step.members ?? [];
+    // Every member's Node read in one kubectl call first (pk_read_metadata), each member's edits then use it.
+    const read = members.length > 1 ? [["pk_read_metadata", ...members.map(shellQuote)].join(" ")] : [];
+    const lines = members.flatMap((m) => {
       const node = cluster.nodes.find((n) => n.name === m);
       if (node === undefined) throw new Error(`${ctx.step.id}: member ${m} is not a node of the cluster`);
       return nodeMetadataLines({ node: m, labels: node.labels, nodeLocalCriSocket: cluster.nodeLocalCriSocket });
     });
-    return { create: renderScript(ctx.node.name, [...claims, ...lines]) };
+    return { create: renderScript(ctx.node.name, [...claims, ...read, ...lines]) };
   },
   stdin: {
     // Gate off: one endpoint line per member, in member order, each read by its member's lines.

@@ -5,13 +5,19 @@
  * acting on a `--replace` of a step whose create ran no command (the wave holds its claim), while a
  * removed node is still drained and its Node deleted.
  */
-import { existsSync, readFileSync, writeFileSync } from "fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { joinMaterialScripts } from "../../../components/steps/joinMaterial";
 import { joinTokenScripts } from "../../../components/steps/joinToken";
 import { nodeMetadataLines, nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
 import { membersFileScripts } from "../../../components/scripts/members";
 import { renderScript } from "../../../components/scripts/script";
+import { waveMetadata } from "../../../components/steps/waveMetadata";
+import type { StepContext } from "../../../components/steps/kind";
+import { validateCluster } from "../../../components/kubeadm/validate";
+import type { ClusterSpec } from "../../../components/kubeadm/types";
+import { buildPlan } from "../../../components/plan/steps";
+import { STEP_SETTINGS } from "../helpers/fixtures";
 import { runBash, sandbox, sandboxed } from "./bash";
 
 const TOKEN = "abcdef.0123456789abcdef";
@@ -104,5 +110,68 @@ describe("a worker's own steps whose create ran no command (the wave claimed for
     b.run(membersFileScripts("cp1", "c-members", ["cp1", "w1"]).delete);
     expect(b.run(tokenScripts.delete as string).status).toBe(0);
     expect(b.log()).toContain("kubectl delete node w1");
+  });
+});
+
+/** The context of the one join wave's node-metadata step of a cluster `cp1` + `members` (workers; w3 labelled tier=b), gate on. */
+function waveContext(members: string[]): StepContext {
+  const nodes = [{ name: "cp1", role: "control-plane", host: "10.0.0.1" }, ...members.map((name, i) => ({ name, role: "worker", host: `10.0.1.${i + 1}`, ...(name === "w3" ? { labels: { tier: "b" } } : {}) }))];
+  const cluster = validateCluster({ kubernetesVersion: "v1.34.2", nodes, controlPlaneEndpoint: "10.0.0.1:6443", featureGates: { NodeLocalCRISocket: true } } as unknown as ClusterSpec);
+  const step = buildPlan(cluster, { maxConcurrentJoins: members.length }).find((s) => s.id === "workers_1-node-metadata");
+  const node = cluster.nodes[0];
+  if (step === undefined || node === undefined) throw new Error("no workers_1-node-metadata step");
+  return { cluster, node, step, settings: STEP_SETTINGS, owner: `c-${step.id}`, formerOwners: [], resourceName: (id) => `c-${id}`, formerResourceNames: () => [] };
+}
+
+describe("a wave's node edits read every member's Node in ONE kubectl call", () => {
+  /**
+   * kubectl over per-Node read answers (`<unschedulable>|<labels record>|<cri-socket>|<cordon mark>`, as
+   * the node-metadata read's jsonpath prints them): `get node N` prints N's; `get nodes A B ...` prints a
+   * `<name>|<answer>` line for each it knows, leaving out (and exiting 1 for) the others, as kubectl does.
+   */
+  function readsBox(answers: Record<string, string>) {
+    const b = box();
+    const dir = join(b.dir, "reads");
+    mkdirSync(dir);
+    for (const [n, a] of Object.entries(answers)) writeFileSync(join(dir, n), a);
+    const calls = join(b.dir, "calls");
+    b.stub(
+      "kubectl",
+      [
+        `shift 2; echo "kubectl $*" >>${calls}`,
+        `if [ "$1 $2" = "get node" ]; then [ -f ${dir}/"$3" ] || exit 1; cat ${dir}/"$3"; exit 0; fi`,
+        `if [ "$1 $2" = "get nodes" ]; then shift 2; rc=0; while [ "$1" != -o ]; do if [ -f ${dir}/"$1" ]; then printf '%s|%s\\n' "$1" "$(cat ${dir}/"$1")"; else rc=1; fi; shift; done; exit $rc; fi`,
+      ].join("\n"),
+    );
+    return b;
+  }
+  const reads = (log: string[]) => log.filter((c) => c.startsWith("kubectl get "));
+  const writes = (log: string[]) => log.filter((c) => !c.startsWith("kubectl get "));
+
+  test("three members: one read for all, and each member's edits follow its own Node's answer", () => {
+    const b = readsBox({ w1: "||unix:///run/containerd/containerd.sock|", w2: "|tier||", w3: "true|||ours" });
+    const lines = ["w1", "w2", "w3"].flatMap((m) => nodeMetadataLines({ node: m, labels: m === "w3" ? { tier: "b" } : {}, nodeLocalCriSocket: true }));
+    const script = waveMetadata.scripts(waveContext(["w1", "w2", "w3"]), "").create as string;
+    expect(script).toContain("pk_read_metadata 'w1' 'w2' 'w3'\n" + lines.join("\n"));
+    const r = b.run(script);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: expect.not.stringContaining("pulumi-kubeadm:") });
+    expect(reads(b.log())).toHaveLength(2); // the one read, and w3's uncordon check after its uncordon
+    expect(reads(b.log())[0]).toMatch(/^kubectl get nodes w1 w2 w3 -o jsonpath=\{range \.items\[\*\]\}\{\.metadata\.name\}\|/);
+    expect(writes(b.log())).toEqual([
+      "kubectl annotate --overwrite node w1 kubeadm.alpha.kubernetes.io/cri-socket-",
+      "kubectl label --overwrite node w2 tier-",
+      "kubectl annotate --overwrite node w2 kubeadm.pulumi.com/labels=",
+      "kubectl uncordon w3",
+      "kubectl label --overwrite node w3 tier=b",
+      "kubectl annotate --overwrite node w3 kubeadm.pulumi.com/cordoned- kubeadm.pulumi.com/labels=tier",
+    ]);
+  });
+
+  test("a member the one read did not return is read on its own, and fails naming it when it is not registered", () => {
+    const b = readsBox({ w1: "|||" });
+    const r = b.run(waveMetadata.scripts(waveContext(["w1", "w2"]), "").create as string);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("pulumi-kubeadm: node w2: the Node object is not registered");
+    expect(reads(b.log()).map((c) => c.split(" -o ")[0])).toEqual(["kubectl get nodes w1 w2", "kubectl get node w2"]);
   });
 });
