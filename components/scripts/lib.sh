@@ -341,8 +341,30 @@ pk_release_done() {
   rm -f "$PK_STATE_DIR/owners/$1"
 }
 
-# pk_read_seen NODE...: every named Node read in ONE kubectl call (the admin kubeconfig; `kubectl get
-# nodes a b ...` prints kubectl's List of the Nodes it found, one name the Node itself) into the global
+# pk_nodes_lines FIELDS [NODE...]: the named Nodes (every Node when none is named) read in ONE kubectl call
+# (the admin kubeconfig), printed as one `<name>|<what the jsonpath FIELDS gives>` line each. kubectl prints
+# an annotation's value as it is stored, so a value holding a newline prints lines of its own, and one of
+# them could pass for another Node's line (`w1|true|...`): each Node's line is led by a tag made at random
+# for this call, and only the lines it leads are printed (a value's further lines are cut off, as a read of
+# one Node cuts them off). Returns kubectl's exit status (it prints the Nodes it found and exits 1 for the
+# others); kubectl's stderr is left to the caller.
+pk_nodes_lines() {
+  local fields=$1 tag out line rc=0
+  shift
+  tag=$(cat /proc/sys/kernel/random/uuid) || return 2
+  if [ $# -eq 1 ]; then
+    # One named Node: kubectl gives the Node itself, not a List.
+    out=$(pk_kubectl get node "$1" -o jsonpath="$tag{.metadata.name}|$fields{\"\n\"}" </dev/null) || rc=$?
+  else
+    out=$(pk_kubectl get nodes "$@" -o jsonpath="{range .items[*]}$tag{.metadata.name}|$fields{\"\n\"}{end}" </dev/null) || rc=$?
+  fi
+  while IFS= read -r line; do
+    if [[ $line == "$tag"* ]]; then printf '%s\n' "${line#"$tag"}"; fi
+  done <<<"$out"
+  return "$rc"
+}
+
+# pk_read_seen NODE...: every named Node read in ONE kubectl call (pk_nodes_lines) into the global
 # associative arrays seen_u[<node>] (.spec.unschedulable: true or empty) and seen_m[<node>] (what the
 # jsonpath $PK_CORDON_MARK gives: this component's cordon mark, empty when none). A Node the call could not read is
 # left out of both (kubectl prints the Nodes it found and exits 1 for the others, or prints nothing when
@@ -353,11 +375,7 @@ pk_read_seen() {
   declare -gA seen_u seen_m
   # What an earlier read said of these Nodes does not stand in for this one.
   for n in "$@"; do unset "seen_u[$n]" "seen_m[$n]"; done
-  if [ $# -eq 1 ]; then
-    out=$(pk_kubectl get node "$1" -o jsonpath="{.metadata.name}|{.spec.unschedulable}|$PK_CORDON_MARK{\"\n\"}" </dev/null 2>/dev/null) || true
-  else
-    out=$(pk_kubectl get nodes "$@" -o jsonpath="{range .items[*]}{.metadata.name}|{.spec.unschedulable}|$PK_CORDON_MARK{\"\n\"}{end}" </dev/null 2>/dev/null) || true
-  fi
+  out=$(pk_nodes_lines "{.spec.unschedulable}|$PK_CORDON_MARK" "$@" 2>/dev/null) || true
   while IFS='|' read -r n u m; do
     if [ -n "$n" ]; then seen_u[$n]=$u; seen_m[$n]=$m; fi
   done <<<"$out"
@@ -744,7 +762,7 @@ pk_exit_if_still_wanted() {
 }
 
 # pk_read_metadata NODE...: what pk_node_metadata reads of each named Node ($PK_NODE_METADATA_READ), for
-# them all in ONE kubectl call (`kubectl get nodes a b ...`, as pk_read_seen), into the global associative
+# them all in ONE kubectl call (pk_nodes_lines), into the global associative
 # array seen_meta[<node>], which pk_node_metadata takes (once) instead of reading that Node itself: a join
 # wave's node-metadata reads its members in one call, not one call each. A Node the call could not read
 # gets no entry (pk_node_metadata then reads it on its own, and fails naming it). Never fails, prints
@@ -753,7 +771,7 @@ pk_read_metadata() {
   local out n rest
   declare -gA seen_meta
   for n in "$@"; do unset "seen_meta[$n]"; done
-  out=$(pk_kubectl get nodes "$@" -o jsonpath="{range .items[*]}{.metadata.name}|$PK_NODE_METADATA_READ{\"\n\"}{end}" </dev/null 2>/dev/null) || true
+  out=$(pk_nodes_lines "$PK_NODE_METADATA_READ" "$@" 2>/dev/null) || true
   while IFS='|' read -r n rest; do
     if [ -n "$n" ]; then seen_meta[$n]=$rest; fi
   done <<<"$out"
@@ -870,7 +888,7 @@ pk_drain_step() {
     flock 9
     waited=0
     while :; do
-      nodes=$(pk_kubectl get nodes -o jsonpath="{range .items[*]}{.metadata.name}|$PK_CORDON_MARK{\"\n\"}{end}") || pk_fail "cannot list the Nodes"
+      nodes=$(pk_nodes_lines "$PK_CORDON_MARK") || pk_fail "cannot list the Nodes"
       busy=$(awk -F'|' -v ahead=" $ahead " '$2 != "" && index(ahead, " " $1 " ") > 0 { printf "%s ", $1 }' <<<"$nodes")
       [ -n "$busy" ] || break
       [ "$waited" -lt "$timeout" ] || pk_fail "maxUnavailableWorkers ($size): ${busy% } (ahead in the rollout) still cordoned by this component; nothing was changed on ${todo[*]}"

@@ -6,7 +6,7 @@
  * answer, and a node without a version record was taken to be at the target version, so its upgrade
  * was skipped.
  */
-import { mkdirSync, writeFileSync } from "fs";
+import { mkdirSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { forgetScripts } from "../../../components/steps/forget";
 import { renderScript } from "../../../components/scripts/script";
@@ -79,4 +79,45 @@ test("a temp file that cannot be made is said, and counts as a Node not read, ne
   const r = b.run(forgetScripts("w1").create);
   expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 1, stdout: "" });
   expect(r.stderr).toContain("pulumi-kubeadm: node w1: mktemp failed, so the Node w1 was not read\npulumi-kubeadm: node w1: could not read the Node w1");
+});
+
+describe("pk_nodes_lines: several Nodes in one kubectl call, one line each, only those led by the call's tag", () => {
+  /** kubectl printing, for the tag in its jsonpath, w1's line, then w2's whose annotation value holds a newline and a line shaped like w1's. */
+  function forging() {
+    const b = box();
+    const calls = join(b.dir, "calls");
+    b.stub(
+      "kubectl",
+      [
+        `echo "$*" >>${calls}`,
+        `tag=$(printf '%s' "$*" | grep -o '[0-9a-f]\\{8\\}-[0-9a-f-]\\{27\\}' | head -n 1)`,
+        `printf '%sw1||\\n%sw2||x\\nw1|true|forged\\n' "$tag" "$tag"`,
+      ].join("\n"),
+    );
+    return { ...b, calls: () => readFileSync(calls, "utf8") };
+  }
+
+  test.each([
+    { names: ["w1", "w2"], form: /get nodes w1 w2 -o jsonpath=\{range \.items\[\*\]\}[0-9a-f-]{36}\{\.metadata\.name\}\|\{\.spec\.unschedulable\}\{"\\n"\}\{end\}/ },
+    { names: [], form: /get nodes -o jsonpath=\{range \.items\[\*\]\}[0-9a-f-]{36}\{\.metadata\.name\}\|\{\.spec\.unschedulable\}\{"\\n"\}\{end\}/ },
+  ])("named $names: a value's own lines are left out, so no line passes for another Node's", ({ names, form }) => {
+    const b = forging();
+    const r = b.run(renderScript("cp1", [["pk_nodes_lines", "'{.spec.unschedulable}'", ...names].join(" ")]));
+    expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ status: 0, stdout: "w1||\nw2||x\n", stderr: "" });
+    expect(b.calls()).toMatch(form);
+  });
+
+  test("one named Node: read as the Node itself (kubectl gives no List for one name), its line led by the tag", () => {
+    const b = forging();
+    const r = b.run(renderScript("cp1", ["pk_nodes_lines '{.spec.unschedulable}' w1"]));
+    expect(r.stdout).toBe("w1||\nw2||x\n");
+    expect(b.calls()).toMatch(/^--kubeconfig \S+ get node w1 -o jsonpath=[0-9a-f-]{36}\{\.metadata\.name\}\|\{\.spec\.unschedulable\}\{"\\n"\}\n$/);
+  });
+
+  test("kubectl's exit status is returned (it prints the Nodes it found and exits 1 for the others)", () => {
+    const b = box();
+    b.stub("kubectl", `tag=$(printf '%s' "$*" | grep -o '[0-9a-f]\\{8\\}-[0-9a-f-]\\{27\\}' | head -n 1); printf '%sw1|\\n' "$tag"; echo 'Error from server (NotFound): nodes "w2" not found' >&2; exit 1`);
+    const r = b.run(renderScript("cp1", ["pk_nodes_lines '{.spec.unschedulable}' w1 w2 || echo \"rc=$?\""]));
+    expect({ stdout: r.stdout, stderr: r.stderr }).toEqual({ stdout: "w1|\nrc=1\n", stderr: 'Error from server (NotFound): nodes "w2" not found\n' });
+  });
 });

@@ -139,8 +139,10 @@ describe("a wave's node edits read every member's Node in ONE kubectl call", () 
       "kubectl",
       [
         `shift 2; echo "kubectl $*" >>${calls}`,
+        // The random tag pk_nodes_lines leads each Node's line with (a UUID in the jsonpath), printed as kubectl would.
+        `tag=$(printf '%s' "$*" | grep -o '[0-9a-f]\\{8\\}-[0-9a-f-]\\{27\\}' | head -n 1)`,
         `if [ "$1 $2" = "get node" ]; then [ -f ${dir}/"$3" ] || exit 1; cat ${dir}/"$3"; exit 0; fi`,
-        `if [ "$1 $2" = "get nodes" ]; then shift 2; rc=0; while [ "$1" != -o ]; do if [ -f ${dir}/"$1" ]; then printf '%s|%s\\n' "$1" "$(cat ${dir}/"$1")"; else rc=1; fi; shift; done; exit $rc; fi`,
+        `if [ "$1 $2" = "get nodes" ]; then shift 2; rc=0; while [ "$1" != -o ]; do if [ -f ${dir}/"$1" ]; then printf '%s%s|%s\\n' "$tag" "$1" "$(cat ${dir}/"$1")"; else rc=1; fi; shift; done; exit $rc; fi`,
       ].join("\n"),
     );
     return b;
@@ -156,7 +158,7 @@ describe("a wave's node edits read every member's Node in ONE kubectl call", () 
     const r = b.run(script);
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: expect.not.stringContaining("pulumi-kubeadm:") });
     expect(reads(b.log())).toHaveLength(2); // the one read, and w3's uncordon check after its uncordon
-    expect(reads(b.log())[0]).toMatch(/^kubectl get nodes w1 w2 w3 -o jsonpath=\{range \.items\[\*\]\}\{\.metadata\.name\}\|/);
+    expect(reads(b.log())[0]).toMatch(/^kubectl get nodes w1 w2 w3 -o jsonpath=\{range \.items\[\*\]\}[0-9a-f-]{36}\{\.metadata\.name\}\|/);
     expect(writes(b.log())).toEqual([
       "kubectl annotate --overwrite node w1 kubeadm.alpha.kubernetes.io/cri-socket-",
       "kubectl label --overwrite node w2 tier-",
@@ -165,6 +167,16 @@ describe("a wave's node edits read every member's Node in ONE kubectl call", () 
       "kubectl label --overwrite node w3 tier=b",
       "kubectl annotate --overwrite node w3 kubeadm.pulumi.com/cordoned- kubeadm.pulumi.com/labels=tier",
     ]);
+  });
+
+  test("an annotation value holding a newline cannot pass for another member's Node: only the lines led by the read's tag count", () => {
+    // w2's cri-socket annotation ends in a line that looks like w1's (cordoned by this component, labels to drop).
+    const forged = "unix:///run/containerd/containerd.sock\nw1|true|tier,team||forged";
+    const b = readsBox({ w1: "|||", w2: `||${forged}|` });
+    const r = b.run(waveMetadata.scripts(waveContext(["w1", "w2"]), "").create as string);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+    // w1 as it is: nothing to uncordon, no label to drop; w2's annotation removed (the gate is on).
+    expect(writes(b.log())).toEqual(["kubectl annotate --overwrite node w2 kubeadm.alpha.kubernetes.io/cri-socket-"]);
   });
 
   test("a member the one read did not return is read on its own, and fails naming it when it is not registered", () => {

@@ -88,6 +88,11 @@ describe("kubectl", () => {
     expect(await cp.kubectl("annotate", "--overwrite", "node", "nope", "w1", "lab/m=z")).toEqual({ code: 1, stdout: "node/w1 annotated\n", stderr: 'Error from server (NotFound): nodes "nope" not found\n' });
     expect(lab.store().nodes.w1.metadata.annotations["lab/m"]).toBe("z");
   });
+  test("jsonpath text outside the braces is printed as it is, in a range and for one Node (the tag lib.sh's pk_nodes_lines leads each line with)", async () => {
+    const tag = "0f1e2d3c-4b5a-6978-8a9b-acbdcedf0011";
+    expect(await cp.kubectl("get", "nodes", "w1", "cp1", "-o", `jsonpath={range .items[*]}${tag}{.metadata.name}|{.spec.unschedulable}{"\\n"}{end}`)).toEqual({ code: 0, stdout: `${tag}w1|\n${tag}cp1|\n`, stderr: "" });
+    expect(await cp.kubectl("get", "node", "w1", "-o", `jsonpath=${tag}{.metadata.name}|{.spec.unschedulable}{"\\n"}`)).toEqual({ code: 0, stdout: `${tag}w1|\n`, stderr: "" });
+  });
   test("get prints --show-labels' LABELS and -o wide's columns as kubectl does, and refuses flags it does not read", async () => {
     expect((await cp.kubectl("label", "node", "w1", "lab/z=last", "lab/b=first")).code).toBe(0);
     const labels = lab.store().nodes.w1.metadata.labels;
