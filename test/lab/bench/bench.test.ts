@@ -104,6 +104,9 @@ test("step kinds, engine start and tail, kubeadm runs, sessions per node, names 
   expect(stepKinds([run])).toEqual({ init: { count: 1, mean_s: 4, max_s: 4 }, join: { count: 2, mean_s: 2.5, max_s: 3 } });
   expect(startAndTail(run)).toEqual({ before_first_command_s: 1.5, after_last_command_s: 1.5 });
   expect(timeline(run)).toEqual(["2s +4s b-cp-1-init", "6s +2s b-worker-1-join", "6s +3s b-worker-2-join"]);
+  // With the times the events were received: to a tenth of a second, in the order they were received.
+  const seen = { ...run, steps: [{ ...step("b-w-2-join", 106, 109), seenAt: 106.55, seenEndAt: 108.8 }, { ...step("b-w-1-join", 106, 108), seenAt: 106.2, seenEndAt: 108.25 }] };
+  expect(timeline(seen)).toEqual(["5.7s +2.0s b-w-1-join", "6.0s +2.3s b-w-2-join"]);
   expect(countKubeadmRuns(["2026-01-01T00:00:00Z cp-1 kubeadm upgrade apply", "t cp-2 kubeadm upgrade node", "t w kubeadm upgrade node"])).toEqual({
     "upgrade apply": 1,
     "upgrade node": 2,

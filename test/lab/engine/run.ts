@@ -26,6 +26,13 @@ export interface StepRecord {
   /** Engine timestamps (seconds) of the step's start and end, when reported. */
   startedAt: number;
   endedAt?: number;
+  /**
+   * When this process received the engine's start and end events (epoch seconds, to the millisecond):
+   * finer than the engine's whole seconds, and later than the events by up to the Automation API's
+   * polling of the event log (200 ms) plus the engine's own write of them.
+   */
+  seenAt?: number;
+  seenEndAt?: number;
 }
 
 export interface LabRunResult {
@@ -97,6 +104,7 @@ export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Pr
         replaceKeys,
         oldDelete: typeof del === "string" ? del !== "" : del !== undefined && del !== null,
         startedAt: e.timestamp,
+        seenAt: Date.now() / 1000,
       };
       steps.push(rec);
       byKey.set(`${pre.urn} ${pre.op}`, rec);
@@ -107,6 +115,7 @@ export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Pr
       if (rec) {
         rec.done = true;
         rec.endedAt = e.timestamp;
+        rec.seenEndAt = Date.now() / 1000;
       }
     }
     if (outs && mode === "preview" && outs.type === "pulumi:pulumi:Stack") previewOutputs = outs.new?.outputs ?? {};
@@ -116,6 +125,7 @@ export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Pr
       if (rec) {
         rec.done = false;
         rec.endedAt = e.timestamp;
+        rec.seenEndAt = Date.now() / 1000;
       }
     }
     const d = e.diagnosticEvent;
