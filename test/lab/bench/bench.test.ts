@@ -5,7 +5,7 @@ import { parseOptions, SCENARIOS } from "./options";
 import { batches, initCommand, joinCommand, parseInitOutput, redacted, sideBySide, upgradeNodeCommand } from "./floor";
 import { kindOf, startAndTail, stepKinds, timeline } from "./steps";
 import { countKubeadmRuns } from "./cluster";
-import { sessionFigures } from "./result";
+import { engineEdges, sessionFigures } from "./result";
 import { addressOf, assertLabInstalls, nodeNames } from "./lab";
 import { LAB_INSTALLS } from "../e2e/helpers";
 import type { StepRecord } from "../engine/run";
@@ -107,6 +107,10 @@ test("step kinds, engine start and tail, kubeadm runs, sessions per node, names 
   // With the times the events were received: to a tenth of a second, in the order they were received.
   const seen = { ...run, steps: [{ ...step("b-w-2-join", 106, 109), seenAt: 106.55, seenEndAt: 108.8 }, { ...step("b-w-1-join", 106, 108), seenAt: 106.2, seenEndAt: 108.25 }] };
   expect(timeline(seen)).toEqual(["5.7s +2.0s b-w-1-join", "6.0s +2.3s b-w-2-join"]);
+  // The preview `pulumi up` runs first, over runs (median), beside the engine's start and tail.
+  const benchRun = (previewMs: number | undefined) => ({ wall_s: 10, sessions: {}, kubeadm: {}, run: { wall_s: 10, sessions: {}, commands_run: 3, started_epoch_s: 100.5, state_kb: 1, engine: { mode: "up" as const, ok: true, steps: run.steps, changes: {}, outputs: {}, diagnostics: [], output: "", durationMs: 10000, ...(previewMs !== undefined ? { previewMs } : {}) } } });
+  expect(engineEdges([benchRun(1200), benchRun(1500), benchRun(1300)])).toEqual({ before_first_command_s: 1.5, after_last_command_s: 1.5, preview_s: 1.3 });
+  expect(engineEdges([benchRun(undefined)])).toEqual({ before_first_command_s: 1.5, after_last_command_s: 1.5 });
   expect(countKubeadmRuns(["2026-01-01T00:00:00Z cp-1 kubeadm upgrade apply", "t cp-2 kubeadm upgrade node", "t w kubeadm upgrade node"])).toEqual({
     "upgrade apply": 1,
     "upgrade node": 2,

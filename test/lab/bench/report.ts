@@ -36,11 +36,12 @@ function details(name: string, c: Compared): string[] {
     `  SSH sessions per node, floor:     ${sessionsLine(c.sessions.floor)}`,
     `  engine steps (count per run, mean s): ${Object.entries(c.step_kinds).map(([k, v]) => `${k} ${v.count} x ${v.mean_s}`).join(", ")}`,
     `  the stack's state file after each run: ${c.state_kb.join(", ")} KB`,
-    ...(c.before_first_command_s !== undefined ? [`  pulumi up before its first command: ${c.before_first_command_s} s; after its last: ${c.after_last_command_s} s (engine timestamps, +-1 s)`] : []),
+    ...(c.before_first_command_s !== undefined ? [`  pulumi up before its first command: ${c.before_first_command_s} s; after its last: ${c.after_last_command_s} s (engine timestamps, +-1 s)${c.preview_s !== undefined ? `; its preview: ${c.preview_s} s` : ""}`] : []),
     ...(c.engine_floor !== undefined
       ? [
           `  the floor through the engine: kubeadm runs ${JSON.stringify(c.engine_floor.kubeadm_runs)}; SSH sessions per node: ${sessionsLine(c.engine_floor.sessions)}` +
-            (c.engine_floor.before_first_command_s !== undefined ? `; before its first command ${c.engine_floor.before_first_command_s} s, after its last ${c.engine_floor.after_last_command_s} s` : ""),
+            (c.engine_floor.before_first_command_s !== undefined ? `; before its first command ${c.engine_floor.before_first_command_s} s, after its last ${c.engine_floor.after_last_command_s} s` : "") +
+            (c.engine_floor.preview_s !== undefined ? `; its preview ${c.engine_floor.preview_s} s` : ""),
           `  the component over the floor through the engine: ${describe(c.engine_floor.component_over_it, "x")}`,
         ]
       : []),

@@ -36,6 +36,8 @@ export interface Compared {
   /** Median seconds from the `pulumi up` call to the first command, and after the last (+-1 s). */
   before_first_command_s?: number;
   after_last_command_s?: number;
+  /** Median seconds the preview that `pulumi up` runs first took (part of `before_first_command_s`). */
+  preview_s?: number;
   sessions: { component: SessionFigures; floor: SessionFigures };
   /** The stack's state file after each component run, KB. */
   state_kb: number[];
@@ -57,6 +59,7 @@ export interface EngineFloorFigures {
   sessions: SessionFigures;
   before_first_command_s?: number;
   after_last_command_s?: number;
+  preview_s?: number;
   /** Its Command resources in the first run. */
   commands: number;
   /** The engine's `--parallel` it ran at: the bench's `--parallel`, or the CLI's default. */
@@ -106,13 +109,18 @@ export function sessionFigures(runs: Array<Record<string, number>>): SessionFigu
   };
 }
 
-/** The engine's start and tail over runs (medians, +-1 s), when its timestamps give them. */
-function engineEdges(runs: Array<SideRun & { run: BenchRun }>): { before_first_command_s?: number; after_last_command_s?: number } {
+/** The engine's start and tail over runs (medians, +-1 s), when its timestamps give them; the preview's time when recorded. */
+export function engineEdges(runs: Array<SideRun & { run: BenchRun }>): { before_first_command_s?: number; after_last_command_s?: number; preview_s?: number } {
   const edges = runs.map((c) => startAndTail(timedSteps(c))).filter((x) => x !== undefined);
-  if (edges.length === 0) return {};
+  const previews = runs.map((c) => c.run.engine.previewMs).filter((x) => x !== undefined);
   return {
-    before_first_command_s: summarize(edges.map((e) => e.before_first_command_s), 1).median,
-    after_last_command_s: summarize(edges.map((e) => e.after_last_command_s), 1).median,
+    ...(edges.length > 0
+      ? {
+          before_first_command_s: summarize(edges.map((e) => e.before_first_command_s), 1).median,
+          after_last_command_s: summarize(edges.map((e) => e.after_last_command_s), 1).median,
+        }
+      : {}),
+    ...(previews.length > 0 ? { preview_s: summarize(previews.map((ms) => ms / 1000), 2).median } : {}),
   };
 }
 

@@ -54,6 +54,8 @@ export interface LabRunResult {
   /** Everything the CLI printed (its human-readable output). */
   output: string;
   durationMs: number;
+  /** `up` only: how long the preview it runs first took (ms), program and engine, from the call. */
+  previewMs?: number;
 }
 
 export interface RunOptions {
@@ -135,6 +137,7 @@ export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Pr
   const common = { onOutput, onEvent, color: "never" as const };
   let changes: Record<string, number> = {};
   let outputs: Record<string, unknown> = {};
+  let previewMs: number | undefined;
   try {
     if (mode === "preview") {
       const r = await stack.preview({ ...common, parallel: o.parallel, replace: o.replace, expectNoChanges: o.expectNoChanges, diff: true });
@@ -148,6 +151,7 @@ export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Pr
       // As `pulumi up` does (the Automation API's up skips it): a preview first; when it fails, nothing runs.
       const checked = await stack.preview({ ...common, parallel: o.parallel, replace: o.replace, expectNoChanges: o.expectNoChanges });
       void checked;
+      previewMs = Date.now() - started;
       steps.length = 0;
       byKey.clear();
       diagnostics.length = 0;
@@ -161,7 +165,7 @@ export async function runStack(stack: Stack, mode: Mode, o: RunOptions = {}): Pr
       const r = await stack.refresh({ ...common, parallel: o.parallel });
       changes = (r.summary.resourceChanges ?? {}) as Record<string, number>;
     }
-    return { mode, ok: true, steps, changes, outputs, diagnostics, output, durationMs: Date.now() - started };
+    return { mode, ok: true, steps, changes, outputs, diagnostics, output, durationMs: Date.now() - started, ...(previewMs !== undefined ? { previewMs } : {}) };
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     return { mode, ok: false, steps, changes, outputs, error, diagnostics, output, durationMs: Date.now() - started };
