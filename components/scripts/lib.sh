@@ -342,24 +342,32 @@ pk_release_done() {
 }
 
 # pk_nodes_lines FIELDS [NODE...]: the named Nodes (every Node when none is named) read in ONE kubectl call
-# (the admin kubeconfig), printed as one `<name>|<what the jsonpath FIELDS gives>` line each. kubectl prints
-# an annotation's value as it is stored, so a value holding a newline prints lines of its own, and one of
-# them could pass for another Node's line (`w1|true|...`): each Node's line is led by a tag made at random
-# for this call, and only the lines it leads are printed (a value's further lines are cut off, as a read of
-# one Node cuts them off). Returns kubectl's exit status (it prints the Nodes it found and exits 1 for the
-# others); kubectl's stderr is left to the caller.
+# (the admin kubeconfig), printed as one `<name>|<field>|<field>...` line each; FIELDS is their jsonpath
+# expressions joined by `|` (none holds a `|` itself). kubectl prints an annotation's value as it is
+# stored, so a value holding a newline prints lines of its own, one of which could pass for another Node's
+# line (`w1|true|...`), and a value holding a `|` could pass for two fields: kubectl is asked for each
+# Node's line led by a tag made at random for this call, and for the same tag between the fields; only
+# the lines it leads are read (a value's further lines are cut off, as a read of one Node cuts them off),
+# a `|` inside a value is printed as `/`, and then the tags between the fields as `|`. Returns kubectl's
+# exit status (it prints the Nodes it found and exits 1 for the others); kubectl's stderr is left to the
+# caller.
 pk_nodes_lines() {
-  local fields=$1 tag out line rc=0
-  shift
+  local fields tag out line rc=0
   tag=$(cat /proc/sys/kernel/random/uuid) || return 2
+  fields=${1//|/$tag}
+  shift
   if [ $# -eq 1 ]; then
     # One named Node: kubectl gives the Node itself, not a List.
-    out=$(pk_kubectl get node "$1" -o jsonpath="$tag{.metadata.name}|$fields{\"\n\"}" </dev/null) || rc=$?
+    out=$(pk_kubectl get node "$1" -o jsonpath="$tag{.metadata.name}$tag$fields{\"\n\"}" </dev/null) || rc=$?
   else
-    out=$(pk_kubectl get nodes "$@" -o jsonpath="{range .items[*]}$tag{.metadata.name}|$fields{\"\n\"}{end}" </dev/null) || rc=$?
+    out=$(pk_kubectl get nodes "$@" -o jsonpath="{range .items[*]}$tag{.metadata.name}$tag$fields{\"\n\"}{end}" </dev/null) || rc=$?
   fi
   while IFS= read -r line; do
-    if [[ $line == "$tag"* ]]; then printf '%s\n' "${line#"$tag"}"; fi
+    if [[ $line == "$tag"* ]]; then
+      line=${line#"$tag"}
+      line=${line//|//}
+      printf '%s\n' "${line//"$tag"/|}"
+    fi
   done <<<"$out"
   return "$rc"
 }
@@ -804,7 +812,8 @@ pk_node_metadata() {
     seen=${seen_meta[$node]}
     unset "seen_meta[$node]"
   else
-    seen=$(pk_kubectl get node "$node" -o "jsonpath=$PK_NODE_METADATA_READ") || pk_fail "the Node object is not registered"
+    seen=$(pk_nodes_lines "$PK_NODE_METADATA_READ" "$node") || pk_fail "the Node object is not registered"
+    seen=${seen#*|}
   fi
   IFS='|' read -r unschedulable previous cri cordoned <<<"$seen" || true
   if [ -n "$cordoned" ] && [ "$unschedulable" = true ]; then pk_uncordon_checked "$node"; fi

@@ -130,3 +130,14 @@ export function runBash(script: string, opts: { stdin?: string; bin?: string; st
 export function kubeletScript(nodeLocalCriSocket: boolean, install?: string): string {
   return kubeletScripts({ node: "w1", version: "v1.34.2", settleSeconds: 0, nodeLocalCriSocket, install }).create;
 }
+
+/**
+ * Bash for the top of a kubectl stub, before it shifts its arguments: `$tag`, the tag lib.sh's
+ * pk_nodes_lines puts in its jsonpath (a random UUID; empty when the call has none), and `tagged FIELD...`,
+ * which prints one line as kubectl prints that jsonpath for a Node: the tag, then the fields (its name
+ * first) with the tag between them. A field may hold `|` or a newline, as an annotation value may.
+ */
+export const KUBECTL_STUB_TAG = [
+  `tag=$(printf '%s' "$*" | grep -o '[0-9a-f]\\{8\\}-[0-9a-f]\\{4\\}-[0-9a-f]\\{4\\}-[0-9a-f]\\{4\\}-[0-9a-f]\\{12\\}' | head -n 1)`,
+  `tagged() { local f line=$tag$1; shift; for f in "$@"; do line+=$tag$f; done; printf '%s\\n' "$line"; }`,
+].join("\n");

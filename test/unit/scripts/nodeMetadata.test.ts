@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "fs";
 import { join } from "path";
 import { nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
-import { runBash, sandbox, sandboxed } from "./bash";
+import { KUBECTL_STUB_TAG, runBash, sandbox, sandboxed } from "./bash";
 
 const CRIO = "unix:///var/run/crio/crio.sock";
 
@@ -14,7 +14,7 @@ const CRIO = "unix:///var/run/crio/crio.sock";
 function run(nodeLocalCriSocket: boolean, annotation: string) {
   const box = sandbox();
   const calls = join(box.dir, "calls");
-  box.stub("kubectl", `shift 2; echo "$*" >>${calls}; if [ "$1" = get ]; then printf '%s' 'false||${annotation}'; fi`);
+  box.stub("kubectl", `${KUBECTL_STUB_TAG}\nshift 2; echo "$*" >>${calls}; if [ "$1" = get ]; then tagged w1 false "" '${annotation}' ""; fi`);
   const script = nodeMetadataScripts({ node: "w1", labels: {}, nodeLocalCriSocket, version: "v1.37.0", drainTimeoutSeconds: 1, drainOnDelete: true, scope: "w1-node-metadata", owner: "c-w1-node-metadata" }).create;
   const r = runBash(script, { stdin: `${CRIO}\n`, bin: box.bin, state: box.state });
   const writes = (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean) : []).filter((c) => !c.startsWith("get "));
@@ -43,7 +43,7 @@ test("a Node kubectl uncordon leaves cordoned keeps this component's cordon mark
   const box = sandbox();
   const calls = join(box.dir, "calls");
   // The read: unschedulable, no managed labels, no cri-socket annotation, this component's mark; uncordon "succeeds" doing nothing.
-  box.stub("kubectl", `shift 2; echo "$*" >>${calls}; case "$1" in get) case "$*" in *annotations*) printf '%s' 'true|||kubelet v1.36.0 -> v1.37.0' ;; *) printf true ;; esac ;; uncordon) echo 'error: unable to uncordon node "w1": conflict' >&2 ;; esac`);
+  box.stub("kubectl", `${KUBECTL_STUB_TAG}\nshift 2; echo "$*" >>${calls}; case "$1" in get) case "$*" in *annotations*) tagged w1 true "" "" 'kubelet v1.36.0 -> v1.37.0' ;; *) printf true ;; esac ;; uncordon) echo 'error: unable to uncordon node "w1": conflict' >&2 ;; esac`);
   const script = nodeMetadataScripts({ node: "w1", labels: {}, nodeLocalCriSocket: true, version: "v1.37.0", drainTimeoutSeconds: 1, drainOnDelete: true, scope: "w1-node-metadata", owner: "c-w1-node-metadata" }).create;
   const r = runBash(script, { stdin: "", bin: box.bin, state: box.state });
   expect(r.status).toBe(1);
@@ -57,7 +57,7 @@ test("a Node kubectl uncordon leaves cordoned keeps this component's cordon mark
 test("printsAdminKubeconfig: the step's stdout is admin.conf alone, kubectl's output goes to stderr; without the file it fails first, named", () => {
   const box = sandbox();
   const calls = join(box.dir, "calls");
-  box.stub("kubectl", `shift 2; echo "$*" >>${calls}; if [ "$1" = get ]; then printf '%s' 'false||${CRIO}'; else echo "node/cp1 annotated"; fi`);
+  box.stub("kubectl", `${KUBECTL_STUB_TAG}\nshift 2; echo "$*" >>${calls}; if [ "$1" = get ]; then tagged cp1 false "" '${CRIO}' ""; else echo "node/cp1 annotated"; fi`);
   // A command the script runs without a redirect of its own (the claim's sync) writing on stdout: only
   // the step's redirect keeps it out of the kubeconfig.
   box.stub("sync", `echo synced`);

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { forgetScripts } from "../../../components/steps/forget";
 import { renderScript } from "../../../components/scripts/script";
-import { runBash, sandbox, sandboxed } from "./bash";
+import { KUBECTL_STUB_TAG, runBash, sandbox, sandboxed } from "./bash";
 
 const REFUSED = "The connection to the server 10.0.0.1:6443 was refused - did you specify the right host or port?";
 const PROXY_404 = "Error from server (NotFound): the server could not find the requested resource (get nodes w1)";
@@ -82,41 +82,38 @@ test("a temp file that cannot be made is said, and counts as a Node not read, ne
 });
 
 describe("pk_nodes_lines: several Nodes in one kubectl call, one line each, only those led by the call's tag", () => {
-  /** kubectl printing, for the tag in its jsonpath, w1's line, then w2's whose annotation value holds a newline and a line shaped like w1's. */
+  /**
+   * kubectl printing, as it prints the read's jsonpath (`tagged`), w1's line, then w2's, whose value holds
+   * a newline followed by a line shaped like w1's, and a `|`.
+   */
   function forging() {
     const b = box();
     const calls = join(b.dir, "calls");
-    b.stub(
-      "kubectl",
-      [
-        `echo "$*" >>${calls}`,
-        `tag=$(printf '%s' "$*" | grep -o '[0-9a-f]\\{8\\}-[0-9a-f-]\\{27\\}' | head -n 1)`,
-        `printf '%sw1||\\n%sw2||x\\nw1|true|forged\\n' "$tag" "$tag"`,
-      ].join("\n"),
-    );
+    b.stub("kubectl", [KUBECTL_STUB_TAG, `echo "$*" >>${calls}`, `tagged w1 ""`, `tagged w2 $'x\nw1|true|forged'`, `tagged w3 'a|b'`].join("\n"));
     return { ...b, calls: () => readFileSync(calls, "utf8") };
   }
 
   test.each([
-    { names: ["w1", "w2"], form: /get nodes w1 w2 -o jsonpath=\{range \.items\[\*\]\}[0-9a-f-]{36}\{\.metadata\.name\}\|\{\.spec\.unschedulable\}\{"\\n"\}\{end\}/ },
-    { names: [], form: /get nodes -o jsonpath=\{range \.items\[\*\]\}[0-9a-f-]{36}\{\.metadata\.name\}\|\{\.spec\.unschedulable\}\{"\\n"\}\{end\}/ },
-  ])("named $names: a value's own lines are left out, so no line passes for another Node's", ({ names, form }) => {
+    { names: ["w1", "w2"], form: /get nodes w1 w2 -o jsonpath=\{range \.items\[\*\]\}([0-9a-f-]{36})\{\.metadata\.name\}\1\{\.spec\.unschedulable\}\1\{\.metadata\.labels\.x\}\{"\\n"\}\{end\}/ },
+    { names: [], form: /get nodes -o jsonpath=\{range \.items\[\*\]\}([0-9a-f-]{36})\{\.metadata\.name\}\1\{\.spec\.unschedulable\}\1\{\.metadata\.labels\.x\}\{"\\n"\}\{end\}/ },
+  ])("named $names: a value's own lines are left out, so no line passes for another Node's, and a `|` in a value is no field's end", ({ names, form }) => {
     const b = forging();
-    const r = b.run(renderScript("cp1", [["pk_nodes_lines", "'{.spec.unschedulable}'", ...names].join(" ")]));
-    expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ status: 0, stdout: "w1||\nw2||x\n", stderr: "" });
+    const r = b.run(renderScript("cp1", [["pk_nodes_lines", "'{.spec.unschedulable}|{.metadata.labels.x}'", ...names].join(" ")]));
+    // Each Node's name, then its one field (the stub prints one): w2's cut at its newline, w3's `|` printed as `/`.
+    expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ status: 0, stdout: "w1|\nw2|x\nw3|a/b\n", stderr: "" });
     expect(b.calls()).toMatch(form);
   });
 
   test("one named Node: read as the Node itself (kubectl gives no List for one name), its line led by the tag", () => {
     const b = forging();
     const r = b.run(renderScript("cp1", ["pk_nodes_lines '{.spec.unschedulable}' w1"]));
-    expect(r.stdout).toBe("w1||\nw2||x\n");
-    expect(b.calls()).toMatch(/^--kubeconfig \S+ get node w1 -o jsonpath=[0-9a-f-]{36}\{\.metadata\.name\}\|\{\.spec\.unschedulable\}\{"\\n"\}\n$/);
+    expect(r.stdout).toBe("w1|\nw2|x\nw3|a/b\n");
+    expect(b.calls()).toMatch(/^--kubeconfig \S+ get node w1 -o jsonpath=([0-9a-f-]{36})\{\.metadata\.name\}\1\{\.spec\.unschedulable\}\{"\\n"\}\n$/);
   });
 
   test("kubectl's exit status is returned (it prints the Nodes it found and exits 1 for the others)", () => {
     const b = box();
-    b.stub("kubectl", `tag=$(printf '%s' "$*" | grep -o '[0-9a-f]\\{8\\}-[0-9a-f-]\\{27\\}' | head -n 1); printf '%sw1|\\n' "$tag"; echo 'Error from server (NotFound): nodes "w2" not found' >&2; exit 1`);
+    b.stub("kubectl", `${KUBECTL_STUB_TAG}\ntagged w1 ""; echo 'Error from server (NotFound): nodes "w2" not found' >&2; exit 1`);
     const r = b.run(renderScript("cp1", ["pk_nodes_lines '{.spec.unschedulable}' w1 w2 || echo \"rc=$?\""]));
     expect({ stdout: r.stdout, stderr: r.stderr }).toEqual({ stdout: "w1|\nrc=1\n", stderr: 'Error from server (NotFound): nodes "w2" not found\n' });
   });

@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "fs";
 import { join } from "path";
-import { sandbox } from "./bash";
+import { KUBECTL_STUB_TAG, sandbox } from "./bash";
 
 export const CORDONED = "kubeadm.pulumi.com/cordoned";
 
@@ -61,8 +61,7 @@ export function nodesStub(nodes: Record<string, StubNode>, opts: StubOptions = {
     `shift 2; echo "$*" >>${calls}
 D=${dir}
 set_node() { printf '%s|%s\\n' "$2" "$3" >"$D/$1"; }
-# The random tag lib.sh's pk_nodes_lines leads each Node's line with (a UUID in the jsonpath), printed as kubectl would.
-tag=$(printf '%s' "$*" | grep -o '[0-9a-f]\\{8\\}-[0-9a-f]\\{4\\}-[0-9a-f]\\{4\\}-[0-9a-f]\\{4\\}-[0-9a-f]\\{12\\}' | head -n 1)
+${KUBECTL_STUB_TAG}
 ${opts.downWhile ? `if [ -e ${opts.downWhile} ]; then echo "The connection to the server 10.0.0.1:6443 was refused - did you specify the right host or port?" >&2; exit 1; fi` : ""}
 case "$1" in
 get)
@@ -70,18 +69,18 @@ get)
     # Named Nodes (kubectl's List of those it found): name|unschedulable|mark each; exit 1 for a missing one.
     shift 2; rc=0
     while [ $# -gt 0 ] && [ "$1" != -o ]; do
-      if [ -f "$D/$1" ]; then IFS='|' read -r u m <"$D/$1"; printf '%s%s|%s|%s\\n' "$tag" "$1" "$u" "$m"; else echo "Error from server (NotFound): nodes \\"$1\\" not found" >&2; rc=1; fi
+      if [ -f "$D/$1" ]; then IFS='|' read -r u m <"$D/$1"; tagged "$1" "$u" "$m"; else echo "Error from server (NotFound): nodes \\"$1\\" not found" >&2; rc=1; fi
       shift
     done
     exit $rc
   fi
   if [ "$2" = nodes ]; then
-    if [ ${lists.length} -gt 0 ]; then i=$(cat ${count} 2>/dev/null || echo 0); echo $((i + 1)) >${count}; [ "$i" -lt ${lists.length} ] || i=${lists.length - 1}; case $i in ${cases} esac | sed "s/^/$tag/"; exit 0; fi
-    for f in "$D"/*; do IFS='|' read -r u m <"$f"; printf '%s%s|%s\\n' "$tag" "$(basename "$f")" "$m"; done; exit 0
+    if [ ${lists.length} -gt 0 ]; then i=$(cat ${count} 2>/dev/null || echo 0); echo $((i + 1)) >${count}; [ "$i" -lt ${lists.length} ] || i=${lists.length - 1}; case $i in ${cases} esac | sed "s/|/$tag/g; s/^/$tag/"; exit 0; fi
+    for f in "$D"/*; do IFS='|' read -r u m <"$f"; tagged "$(basename "$f")" "$m"; done; exit 0
   fi
   [ -f "$D/$3" ] || { echo "Error from server (NotFound): nodes \\"$3\\" not found" >&2; exit 1; }
   IFS='|' read -r u m <"$D/$3"
-  case "$*" in *metadata.name*) printf '%s%s|%s|%s\\n' "$tag" "$3" "$u" "$m" ;; *unschedulable*annotations*) printf '%s|%s' "$u" "$m" ;; *unschedulable*) printf '%s' "$u" ;; *) printf '%s' "$m" ;; esac ;;
+  case "$*" in *metadata.name*) tagged "$3" "$u" "$m" ;; *unschedulable*annotations*) printf '%s|%s' "$u" "$m" ;; *unschedulable*) printf '%s' "$u" ;; *) printf '%s' "$m" ;; esac ;;
 annotate)
   # annotate --overwrite node <name>... <key>=<value>|<key>-
   shift 3; spec=\${!#}

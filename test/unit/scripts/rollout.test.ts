@@ -11,7 +11,7 @@ import { nodeMetadataScripts } from "../../../components/steps/nodeMetadata";
 import { upgradeScripts } from "../../../components/steps/upgrade";
 import { renderScript } from "../../../components/scripts/script";
 import { kubeadmFiles, snapshotOf } from "../helpers/kubeadmFiles";
-import { runBash, sandbox, sandboxed, kubeletScript } from "./bash";
+import { KUBECTL_STUB_TAG, runBash, sandbox, sandboxed, kubeletScript } from "./bash";
 
 const CONTAINERD = "unix:///run/containerd/containerd.sock";
 const CRIO = "unix:///var/run/crio/crio.sock";
@@ -46,7 +46,7 @@ function kubectl(unschedulable: boolean, mark: string) {
   const drained = join(box.dir, "drained");
   box.stub(
     "kubectl",
-    `shift 2; echo "$*" >>${calls}; u=${unschedulable}; [ ! -f ${drained} ] || u=true; case "$1" in drain) touch ${drained} ;; get) case "$*" in *labels*) printf '%s' "$u|||${mark}" ;; *metadata.name*) printf '%s%s|%s|%s\\n' "$(printf '%s' "$*" | grep -o '[0-9a-f]\\{8\\}-[0-9a-f-]\\{27\\}' | head -n 1)" w1 "$u" '${mark}' ;; *unschedulable*) printf '%s' "$u|${mark}" ;; *) printf '%s' '${mark}' ;; esac ;; esac`,
+    `${KUBECTL_STUB_TAG}\nshift 2; echo "$*" >>${calls}; u=${unschedulable}; [ ! -f ${drained} ] || u=true; case "$1" in drain) touch ${drained} ;; get) case "$*" in *labels*) tagged w1 "$u" "" "" '${mark}' ;; *metadata.name*) tagged w1 "$u" '${mark}' ;; *unschedulable*) printf '%s' "$u|${mark}" ;; *) printf '%s' '${mark}' ;; esac ;; esac`,
   );
   const writes = () => (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean) : []).filter((c) => !c.startsWith("get "));
   return { box, writes };

@@ -18,7 +18,7 @@ import { validateCluster } from "../../../components/kubeadm/validate";
 import type { ClusterSpec } from "../../../components/kubeadm/types";
 import { buildPlan } from "../../../components/plan/steps";
 import { STEP_SETTINGS } from "../helpers/fixtures";
-import { runBash, sandbox, sandboxed } from "./bash";
+import { KUBECTL_STUB_TAG, runBash, sandbox, sandboxed } from "./bash";
 
 const TOKEN = "abcdef.0123456789abcdef";
 const HASH = `sha256:${"a".repeat(64)}`;
@@ -30,7 +30,7 @@ function box() {
   const b = sandbox();
   const calls = join(b.dir, "calls");
   b.stub("kubeadm", `echo "kubeadm $*" >>${calls}; echo "kubeadm join 10.0.0.1:6443 --token ${TOKEN} --discovery-token-ca-cert-hash ${HASH}"`);
-  b.stub("kubectl", `shift 2; echo "kubectl $*" >>${calls}; if [ "$1" = get ] && [ "$4" = -o ]; then printf '%s' 'false||${CONTAINERD}|'; fi`);
+  b.stub("kubectl", `${KUBECTL_STUB_TAG}\nshift 2; echo "kubectl $*" >>${calls}; if [ "$1" = get ] && [ "$4" = -o ]; then tagged "$3" false "" '${CONTAINERD}' ""; fi`);
   // The admin kubeconfig a sandbox file, in the scripts and in lib.sh's functions (pk_join_material) alike.
   const admin = join(b.dir, "admin.conf");
   writeFileSync(admin, "");
@@ -125,24 +125,26 @@ function waveContext(members: string[]): StepContext {
 
 describe("a wave's node edits read every member's Node in ONE kubectl call", () => {
   /**
-   * kubectl over per-Node read answers (`<unschedulable>|<labels record>|<cri-socket>|<cordon mark>`, as
-   * the node-metadata read's jsonpath prints them): `get node N` prints N's; `get nodes A B ...` prints a
-   * `<name>|<answer>` line for each it knows, leaving out (and exiting 1 for) the others, as kubectl does.
+   * kubectl over per-Node read answers (the node-metadata read's fields: unschedulable, labels record,
+   * cri-socket annotation, cordon mark), printed as kubectl prints the read's jsonpath (`tagged`): `get node
+   * N` prints N's line; `get nodes A B ...` a line for each it knows, leaving out (and exiting 1 for) the
+   * others, as kubectl does.
    */
-  function readsBox(answers: Record<string, string>) {
+  function readsBox(answers: Record<string, string[]>) {
     const b = box();
     const dir = join(b.dir, "reads");
     mkdirSync(dir);
-    for (const [n, a] of Object.entries(answers)) writeFileSync(join(dir, n), a);
+    // The fields NUL-separated (a field may hold a newline or a `|`), read back into an array.
+    for (const [n, a] of Object.entries(answers)) writeFileSync(join(dir, n), a.map((f) => `${f}\0`).join(""));
     const calls = join(b.dir, "calls");
     b.stub(
       "kubectl",
       [
+        KUBECTL_STUB_TAG,
         `shift 2; echo "kubectl $*" >>${calls}`,
-        // The random tag pk_nodes_lines leads each Node's line with (a UUID in the jsonpath), printed as kubectl would.
-        `tag=$(printf '%s' "$*" | grep -o '[0-9a-f]\\{8\\}-[0-9a-f-]\\{27\\}' | head -n 1)`,
-        `if [ "$1 $2" = "get node" ]; then [ -f ${dir}/"$3" ] || exit 1; cat ${dir}/"$3"; exit 0; fi`,
-        `if [ "$1 $2" = "get nodes" ]; then shift 2; rc=0; while [ "$1" != -o ]; do if [ -f ${dir}/"$1" ]; then printf '%s%s|%s\\n' "$tag" "$1" "$(cat ${dir}/"$1")"; else rc=1; fi; shift; done; exit $rc; fi`,
+        `answer() { local -a f; mapfile -t -d '' f <${dir}/"$1"; tagged "$1" "\${f[@]}"; }`,
+        `if [ "$1 $2" = "get node" ]; then [ -f ${dir}/"$3" ] || exit 1; answer "$3"; exit 0; fi`,
+        `if [ "$1 $2" = "get nodes" ]; then shift 2; rc=0; while [ "$1" != -o ]; do if [ -f ${dir}/"$1" ]; then answer "$1"; else rc=1; fi; shift; done; exit $rc; fi`,
       ].join("\n"),
     );
     return b;
@@ -151,14 +153,14 @@ describe("a wave's node edits read every member's Node in ONE kubectl call", () 
   const writes = (log: string[]) => log.filter((c) => !c.startsWith("kubectl get "));
 
   test("three members: one read for all, and each member's edits follow its own Node's answer", () => {
-    const b = readsBox({ w1: "||unix:///run/containerd/containerd.sock|", w2: "|tier||", w3: "true|||ours" });
+    const b = readsBox({ w1: ["", "", "unix:///run/containerd/containerd.sock", ""], w2: ["", "tier", "", ""], w3: ["true", "", "", "ours"] });
     const lines = ["w1", "w2", "w3"].flatMap((m) => nodeMetadataLines({ node: m, labels: m === "w3" ? { tier: "b" } : {}, nodeLocalCriSocket: true }));
     const script = waveMetadata.scripts(waveContext(["w1", "w2", "w3"]), "").create as string;
     expect(script).toContain("pk_read_metadata 'w1' 'w2' 'w3'\n" + lines.join("\n"));
     const r = b.run(script);
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: expect.not.stringContaining("pulumi-kubeadm:") });
     expect(reads(b.log())).toHaveLength(2); // the one read, and w3's uncordon check after its uncordon
-    expect(reads(b.log())[0]).toMatch(/^kubectl get nodes w1 w2 w3 -o jsonpath=\{range \.items\[\*\]\}[0-9a-f-]{36}\{\.metadata\.name\}\|/);
+    expect(reads(b.log())[0]).toMatch(/^kubectl get nodes w1 w2 w3 -o jsonpath=\{range \.items\[\*\]\}([0-9a-f-]{36})\{\.metadata\.name\}\1\{\.spec\.unschedulable\}\1\{/);
     expect(writes(b.log())).toEqual([
       "kubectl annotate --overwrite node w1 kubeadm.alpha.kubernetes.io/cri-socket-",
       "kubectl label --overwrite node w2 tier-",
@@ -172,15 +174,23 @@ describe("a wave's node edits read every member's Node in ONE kubectl call", () 
   test("an annotation value holding a newline cannot pass for another member's Node: only the lines led by the read's tag count", () => {
     // w2's cri-socket annotation ends in a line that looks like w1's (cordoned by this component, labels to drop).
     const forged = "unix:///run/containerd/containerd.sock\nw1|true|tier,team||forged";
-    const b = readsBox({ w1: "|||", w2: `||${forged}|` });
+    const b = readsBox({ w1: ["", "", "", ""], w2: ["", "", forged, ""] });
     const r = b.run(waveMetadata.scripts(waveContext(["w1", "w2"]), "").create as string);
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
     // w1 as it is: nothing to uncordon, no label to drop; w2's annotation removed (the gate is on).
     expect(writes(b.log())).toEqual(["kubectl annotate --overwrite node w2 kubeadm.alpha.kubernetes.io/cri-socket-"]);
   });
 
+  test("a `|` inside an annotation value does not shift the fields: an operator's cordon stays", () => {
+    // w2 cordoned by an operator (no mark of this component), its cri-socket annotation holding a `|`.
+    const b = readsBox({ w1: ["", "", "", ""], w2: ["true", "", "unix:///run/containerd/containerd.sock|x", ""] });
+    const r = b.run(waveMetadata.scripts(waveContext(["w1", "w2"]), "").create as string);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(writes(b.log())).toEqual(["kubectl annotate --overwrite node w2 kubeadm.alpha.kubernetes.io/cri-socket-"]);
+  });
+
   test("a member the one read did not return is read on its own, and fails naming it when it is not registered", () => {
-    const b = readsBox({ w1: "|||" });
+    const b = readsBox({ w1: ["", "", "", ""] });
     const r = b.run(waveMetadata.scripts(waveContext(["w1", "w2"]), "").create as string);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("pulumi-kubeadm: node w2: the Node object is not registered");
