@@ -5,34 +5,30 @@
  */
 import * as fs from "fs";
 import { parse } from "yaml";
-import { boolFlag, type Cli, Fail, clockMs, parseGoDuration, stepDuration } from "./common";
+import { boolFlag, type Cli, Fail, clockMs, parseCli, parseGoDuration, stepDuration } from "./common";
 import { goYaml } from "./kubeadmconfig";
 import { jsonpath } from "./jsonpath";
 import { ConfigMapObject, NodeObject, readStore, setDrainBlock, Store, updateStore } from "./store";
 
-/** kubectl's command line, in the shape the kubeadm stand-ins parse theirs to (no boolean shorthands). */
+/** kubectl's command line, parsed as the kubeadm stand-ins parse theirs (no boolean shorthands). */
 type Parsed = Cli;
 
 const VALUE_FLAGS = ["n", "namespace", "o", "output", "kubeconfig", "f", "filename", "timeout", "grace-period", "for", "l", "selector"];
 
+/**
+ * kubectl's command line through the stand-ins' parser ({@link parseCli}), with kubectl's own forms
+ * first: everything after `--` is positional, and the attached short forms `-ojson`, `-nkube-system` are
+ * read as `-o json`, `-n kube-system`.
+ */
 function parseArgs(args: string[]): Parsed {
-  const out: Parsed = { positional: [], flags: {}, given: [], shorthands: {} };
-  const set = (name: string, value: string | true): void => {
-    out.flags[name] = value;
-    out.given.push([name, value]);
-  };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--") { out.positional.push(...args.slice(i + 1)); break; }
-    const short = /^-([no])([^=-].*)$/s.exec(a); // kubectl's attached short forms: -ojson, -nkube-system
-    if (short) { set(short[1], short[2]); continue; }
-    const m = /^--?([\w-]+)(?:=(.*))?$/s.exec(a);
-    if (!m || a === "-") { out.positional.push(a); continue; }
-    const [, name, value] = m;
-    if (value !== undefined) set(name, value);
-    else if (VALUE_FLAGS.includes(name)) set(name, args[++i] ?? "");
-    else set(name, true);
-  }
+  const end = args.indexOf("--");
+  const own = end < 0 ? args : args.slice(0, end);
+  const spaced = own.flatMap((a) => {
+    const short = /^-([no])([^=-].*)$/s.exec(a);
+    return short ? [`-${short[1]}`, short[2] as string] : [a];
+  });
+  const out = parseCli(spaced, VALUE_FLAGS);
+  if (end >= 0) out.positional.push(...args.slice(end + 1));
   return out;
 }
 
