@@ -4,7 +4,7 @@ import { median, pairedRatios, summarize } from "./stats";
 import { parseOptions, SCENARIOS } from "./options";
 import { batches, initCommand, joinCommand, parseInitOutput, redacted, sideBySide, upgradeNodeCommand } from "./floor";
 import { kindOf, startAndTail, stepKinds, timeline } from "./steps";
-import { countKubeadmRuns } from "./cluster";
+import { PROVISION_DURATIONS, UPGRADE_DURATIONS, countKubeadmRuns, scaledDurations } from "./cluster";
 import { engineEdges, sessionFigures } from "./result";
 import { addressOf, assertLabInstalls, nodeNames } from "./lab";
 import { LAB_INSTALLS } from "../e2e/helpers";
@@ -22,8 +22,10 @@ test("median, spread and paired ratios", () => {
   expect(() => pairedRatios([1], [0])).toThrow(/floor of run 1 is 0/);
 });
 
-test("options: every scenario by default; --only, --runs, --standin, --parallel, --joins; bad values refused", () => {
-  expect(parseOptions([])).toMatchObject({ json: false, only: [...SCENARIOS], runs: 3, evalSizes: [10, 100, 1000], evalArgs: "config", workers: 20, standin: "bundle" });
+test("options: every scenario by default; --only, --runs, --standin, --parallel, --joins, --durations-scale; bad values refused", () => {
+  expect(parseOptions([])).toMatchObject({ json: false, only: [...SCENARIOS], runs: 3, evalSizes: [10, 100, 1000], evalArgs: "config", workers: 20, standin: "bundle", durationsScale: 1 });
+  expect(parseOptions(["--durations-scale", "5"]).durationsScale).toBe(5);
+  expect(() => parseOptions(["--durations-scale", "0.5"])).toThrow(/--durations-scale: "0.5" is not a positive integer/);
   expect(parseOptions(["--eval-args", "output"]).evalArgs).toBe("output");
   expect(() => parseOptions(["--eval-args", "yaml"])).toThrow(/not config or output/);
   expect(parseOptions(["--json", "--only", "eval", "--runs=5", "--standin", "tsx", "--parallel", "32", "--joins", "20"])).toMatchObject({
@@ -39,6 +41,12 @@ test("options: every scenario by default; --only, --runs, --standin, --parallel,
   expect(() => parseOptions(["--only", "fast"])).toThrow(/unknown scenario "fast"/);
   expect(() => parseOptions(["--runs", "0"])).toThrow(/--runs: "0" is not a positive integer/);
   expect(() => parseOptions(["--standin", "go"])).toThrow(/not bundle or tsx/);
+});
+
+test("--durations-scale multiplies every stand-in duration of both phases, and no other key appears", () => {
+  expect(scaledDurations(PROVISION_DURATIONS, 5)).toEqual({ init: 20, join: 10 });
+  expect(scaledDurations(UPGRADE_DURATIONS, 5)).toEqual({ upgradeApply: 15, upgradeNode: 10, drain: 5 });
+  expect(scaledDurations(UPGRADE_DURATIONS, 1)).toEqual(UPGRADE_DURATIONS);
 });
 
 test("the floor: join material from kubeadm init's output, batches, side-by-side bash, the per-node upgrade", () => {

@@ -10,7 +10,7 @@
  *   provision as a Pulumi program through the engine (engineFloor.ts), when provision is measured.
  *
  * Stand-in durations: init 4 s, join 2 s while provisioning; upgrade apply 3 s, upgrade node 2 s,
- * drain 1 s while upgrading; everything else 0.
+ * drain 1 s while upgrading; everything else 0; each times `--durations-scale` (default 1).
  */
 import { readFileSync } from "fs";
 import { join } from "path";
@@ -31,6 +31,11 @@ export const UPGRADES: ReadonlyArray<{ maxUnavailableWorkers: number; to: string
 export const PROVISION_DURATIONS: Durations = { init: 4, join: 2 };
 /** Stand-in durations while upgrading. */
 export const UPGRADE_DURATIONS: Durations = { upgradeApply: 3, upgradeNode: 2, drain: 1 };
+/** `durations` with every value times `scale` (the bench's `--durations-scale`). */
+export function scaledDurations(durations: Durations, scale: number): Durations {
+  return Object.fromEntries(Object.entries(durations).map(([k, v]) => [k, (v as number) * scale]));
+}
+
 /** Calibration samples per repetition. */
 export const CALIBRATION_SAMPLES = 5;
 
@@ -100,12 +105,14 @@ interface FloorSide {
 /** One repetition (index from 0) of the cluster scenarios the options ask for. */
 export async function runRepetition(index: number, c: BenchCluster, o: BenchOptions, say: (l: string) => void): Promise<Repetition> {
   const upgrades = o.only.includes("upgrade") ? UPGRADES : [];
+  const provisionDurations = scaledDurations(PROVISION_DURATIONS, o.durationsScale);
+  const upgradeDurations = scaledDurations(UPGRADE_DURATIONS, o.durationsScale);
   const say1 = (l: string) => say(`run ${index + 1}: ${l}`);
   // New nodes at FROM, no stack state; returns the stack file (at FROM: upgrades change it).
   const fresh = async (side: string): Promise<string> => {
     say1(`${side}: starting ${c.controlPlanes + c.workers} nodes ...`);
     const stack = writeBenchStack("bench", c, FROM, o.joins !== undefined ? { "kubeadm:maxConcurrentJoins": o.joins } : {});
-    await benchLabUp(stack, PROVISION_DURATIONS, o.standin);
+    await benchLabUp(stack, provisionDurations, o.standin);
     return stack;
   };
 
@@ -120,7 +127,7 @@ export async function runRepetition(index: number, c: BenchCluster, o: BenchOpti
     }
     say1("calibration ...");
     const calibration = await calibrate("cp-1", CALIBRATION_SAMPLES);
-    setDurations(UPGRADE_DURATIONS);
+    setDurations(upgradeDurations);
     const ups: ComponentSide["upgrades"] = [];
     // The stack's maxUnavailableWorkers (unset: the default, 1).
     let window = 1;
@@ -144,7 +151,7 @@ export async function runRepetition(index: number, c: BenchCluster, o: BenchOpti
     await fresh("floor");
     say1(`floor: provision ${FROM} ...`);
     const provision = await withKubeadmRuns(() => provisionFloor(c, FROM));
-    setDurations(UPGRADE_DURATIONS);
+    setDurations(upgradeDurations);
     const ups: SideRun[] = [];
     for (const u of upgrades) {
       say1(`floor: upgrade to ${u.to}, ${u.maxUnavailableWorkers} worker(s) at a time ...`);

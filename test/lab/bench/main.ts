@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from "fs";
 import { join } from "path";
 import { REPO_ROOT } from "../nodes";
-import { CALIBRATION_SAMPLES, FROM, PROVISION_DURATIONS, Repetition, UPGRADES, UPGRADE_DURATIONS, runRepetition } from "./cluster";
+import { CALIBRATION_SAMPLES, FROM, PROVISION_DURATIONS, Repetition, UPGRADES, UPGRADE_DURATIONS, runRepetition, scaledDurations } from "./cluster";
 import { runEval } from "./eval";
 import { BenchCluster, benchLabDown } from "./lab";
 import { machine } from "./machine";
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
       cluster: `${c.controlPlanes} control-plane + ${c.workers} workers, containerd`,
       provision: FROM,
       upgrades: UPGRADES.map((u) => `${u.to} with maxUnavailableWorkers ${u.maxUnavailableWorkers}`),
-      durations_s: { provision: PROVISION_DURATIONS, upgrade: UPGRADE_DURATIONS },
+      durations_s: { provision: scaledDurations(PROVISION_DURATIONS, o.durationsScale), upgrade: scaledDurations(UPGRADE_DURATIONS, o.durationsScale) },
       runs: o.runs,
       standin: o.standin,
       engine_parallel: parallel,

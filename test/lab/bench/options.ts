@@ -28,12 +28,17 @@ export interface BenchOptions {
   parallel?: number;
   /** The stack's `maxConcurrentJoins`; default unset: the component's default (10). */
   joins?: number;
+  /**
+   * Every stand-in duration (cluster.ts) times this whole number, on both sides (default 1): how the
+   * ratio moves when kubeadm's own steps take longer, as they do on real machines.
+   */
+  durationsScale: number;
 }
 
 /** The usage line. */
 export const USAGE =
   `usage: npm run bench -- [--json] [--only ${SCENARIOS.join(",")}] [--runs 3] [--eval-sizes 10,100,1000] [--eval-args config|output] ` +
-  "[--workers 20] [--standin bundle|tsx] [--parallel N] [--joins N]";
+  "[--workers 20] [--standin bundle|tsx] [--parallel N] [--joins N] [--durations-scale 1]";
 
 function positive(flag: string, v: string | undefined): number {
   const n = Number(v);
@@ -46,7 +51,7 @@ function positive(flag: string, v: string | undefined): number {
  * @throws Error with the usage on an unknown or malformed argument.
  */
 export function parseOptions(argv: string[]): BenchOptions {
-  const o: BenchOptions = { json: false, only: [], runs: 3, evalSizes: [10, 100, 1000], evalArgs: "config", workers: 20, standin: "bundle" };
+  const o: BenchOptions = { json: false, only: [], runs: 3, evalSizes: [10, 100, 1000], evalArgs: "config", workers: 20, standin: "bundle", durationsScale: 1 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const eq = arg.indexOf("=");
@@ -67,6 +72,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     } else if (flag === "--workers") o.workers = positive(flag, value());
     else if (flag === "--parallel") o.parallel = positive(flag, value());
     else if (flag === "--joins") o.joins = positive(flag, value());
+    else if (flag === "--durations-scale") o.durationsScale = positive(flag, value());
     else if (flag === "--standin") {
       const v = value();
       if (v !== "bundle" && v !== "tsx") throw new Error(`--standin: ${JSON.stringify(v)} is not bundle or tsx\n${USAGE}`);
