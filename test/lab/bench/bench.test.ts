@@ -4,7 +4,7 @@ import { median, pairedRatios, summarize } from "./stats";
 import { parseOptions, SCENARIOS } from "./options";
 import { batches, initCommand, joinCommand, parseInitOutput, redacted, sideBySide, upgradeNodeCommand } from "./floor";
 import { kindOf, startAndTail, stepKinds, timeline } from "./steps";
-import { PROVISION_DURATIONS, UPGRADE_DURATIONS, countKubeadmRuns, scaledDurations } from "./cluster";
+import { PROVISION_DURATIONS, UPGRADE_DURATIONS, benchDurations, countKubeadmRuns, scaledDurations } from "./cluster";
 import { engineEdges, sessionFigures } from "./result";
 import { addressOf, assertLabInstalls, nodeNames } from "./lab";
 import { LAB_INSTALLS } from "../e2e/helpers";
@@ -47,6 +47,9 @@ test("--durations-scale multiplies every stand-in duration of both phases, and n
   expect(scaledDurations(PROVISION_DURATIONS, 5)).toEqual({ init: 20, join: 10 });
   expect(scaledDurations(UPGRADE_DURATIONS, 5)).toEqual({ upgradeApply: 15, upgradeNode: 10, drain: 5 });
   expect(scaledDurations(UPGRADE_DURATIONS, 1)).toEqual(UPGRADE_DURATIONS);
+  // What runRepetition gives the stand-ins on both sides and what the JSON's setup reports: one helper.
+  expect(benchDurations(parseOptions(["--durations-scale", "3"]))).toEqual({ provision: { init: 12, join: 6 }, upgrade: { upgradeApply: 9, upgradeNode: 6, drain: 3 } });
+  expect(benchDurations(parseOptions([]))).toEqual({ provision: PROVISION_DURATIONS, upgrade: UPGRADE_DURATIONS });
 });
 
 test("the floor: join material from kubeadm init's output, batches, side-by-side bash, the per-node upgrade", () => {

@@ -36,6 +36,11 @@ export function scaledDurations(durations: Durations, scale: number): Durations 
   return Object.fromEntries(Object.entries(durations).map(([k, v]) => [k, (v as number) * scale]));
 }
 
+/** The stand-in durations a bench run uses, both sides: provisioning's and upgrading's, times `--durations-scale`. */
+export function benchDurations(o: Pick<BenchOptions, "durationsScale">): { provision: Durations; upgrade: Durations } {
+  return { provision: scaledDurations(PROVISION_DURATIONS, o.durationsScale), upgrade: scaledDurations(UPGRADE_DURATIONS, o.durationsScale) };
+}
+
 /** Calibration samples per repetition. */
 export const CALIBRATION_SAMPLES = 5;
 
@@ -105,8 +110,7 @@ interface FloorSide {
 /** One repetition (index from 0) of the cluster scenarios the options ask for. */
 export async function runRepetition(index: number, c: BenchCluster, o: BenchOptions, say: (l: string) => void): Promise<Repetition> {
   const upgrades = o.only.includes("upgrade") ? UPGRADES : [];
-  const provisionDurations = scaledDurations(PROVISION_DURATIONS, o.durationsScale);
-  const upgradeDurations = scaledDurations(UPGRADE_DURATIONS, o.durationsScale);
+  const { provision: provisionDurations, upgrade: upgradeDurations } = benchDurations(o);
   const say1 = (l: string) => say(`run ${index + 1}: ${l}`);
   // New nodes at FROM, no stack state; returns the stack file (at FROM: upgrades change it).
   const fresh = async (side: string): Promise<string> => {

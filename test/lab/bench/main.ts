@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from "fs";
 import { join } from "path";
 import { REPO_ROOT } from "../nodes";
-import { CALIBRATION_SAMPLES, FROM, PROVISION_DURATIONS, Repetition, UPGRADES, UPGRADE_DURATIONS, runRepetition, scaledDurations } from "./cluster";
+import { CALIBRATION_SAMPLES, FROM, Repetition, UPGRADES, benchDurations, runRepetition } from "./cluster";
 import { runEval } from "./eval";
 import { BenchCluster, benchLabDown } from "./lab";
 import { machine } from "./machine";
@@ -40,10 +40,12 @@ async function main(): Promise<void> {
       cluster: `${c.controlPlanes} control-plane + ${c.workers} workers, containerd`,
       provision: FROM,
       upgrades: UPGRADES.map((u) => `${u.to} with maxUnavailableWorkers ${u.maxUnavailableWorkers}`),
-      durations_s: { provision: scaledDurations(PROVISION_DURATIONS, o.durationsScale), upgrade: scaledDurations(UPGRADE_DURATIONS, o.durationsScale) },
+      durations_s: benchDurations(o),
       runs: o.runs,
       standin: o.standin,
       engine_parallel: parallel,
+      // Only the final state saved (not for real use): figures taken with it are not comparable to the others.
+      ...(process.env.PULUMI_SKIP_CHECKPOINTS === "true" ? { state_saves: "skipped (PULUMI_SKIP_CHECKPOINTS=true)" } : {}),
       max_concurrent_joins: o.joins ?? "the component's default (10)",
       calibration_samples_per_run: CALIBRATION_SAMPLES,
     },
