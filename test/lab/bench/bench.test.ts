@@ -1,12 +1,15 @@
 /** The benchmark's pure parts: statistics, options, the floor's commands, step kinds, session figures. No time asserted. */
 import { execFileSync } from "child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
 import { median, pairedRatios, summarize } from "./stats";
 import { parseOptions, SCENARIOS } from "./options";
 import { batches, initCommand, joinCommand, parseInitOutput, redacted, sideBySide, upgradeNodeCommand } from "./floor";
 import { kindOf, startAndTail, stepKinds, timeline } from "./steps";
 import { PROVISION_DURATIONS, UPGRADE_DURATIONS, benchDurations, countKubeadmRuns, scaledDurations } from "./cluster";
-import { engineEdges, sessionFigures } from "./result";
-import { addressOf, assertLabInstalls, nodeNames } from "./lab";
+import { engineEdges, sessionFigures, stateSetup } from "./result";
+import { addressOf, assertLabInstalls, nodeNames, stackStateFile } from "./lab";
 import { LAB_INSTALLS } from "../e2e/helpers";
 import type { StepRecord } from "../engine/run";
 
@@ -138,4 +141,26 @@ test("the bench refuses a stack whose install commands would reach a package rep
   expect(() => assertLabInstalls({ ...LAB_INSTALLS })).not.toThrow();
   expect(() => assertLabInstalls({ "kubeadm:kubeadmInstallCommand": LAB_INSTALLS["kubeadm:kubeadmInstallCommand"] })).toThrow(/kubeletInstallCommand must be the lab's own/);
   expect(() => assertLabInstalls({ ...LAB_INSTALLS, "kubeadm:kubeadmInstallCommand": "curl -fsSL https://pkgs.k8s.io/x" })).toThrow(/kubeadmInstallCommand/);
+});
+
+test("the JSON's setup says how the engine saved the state; the state file is found whatever its compression", () => {
+  expect(stateSetup({})).toEqual({});
+  expect(stateSetup({ PULUMI_SKIP_CHECKPOINTS: "true", PULUMI_DIY_BACKEND_ZSTD: "1", PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS: "TRUE" })).toEqual({
+    state_saves: "skipped (PULUMI_SKIP_CHECKPOINTS=true)",
+    state_compression: "zstd (PULUMI_DIY_BACKEND_ZSTD)",
+    state_backups: "none (PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS)",
+  });
+  expect(stateSetup({ PULUMI_DIY_BACKEND_GZIP: "True" })).toEqual({ state_compression: "gzip (PULUMI_DIY_BACKEND_GZIP)" });
+  // As the engine reads them: anything but 1 or true is off.
+  expect(stateSetup({ PULUMI_DIY_BACKEND_GZIP: "yes", PULUMI_SKIP_CHECKPOINTS: "0" })).toEqual({});
+  const dir = mkdtempSync(join(tmpdir(), "bench-state-"));
+  try {
+    expect(() => stackStateFile(join(dir, "bench"))).toThrow(/no state file .*bench\.json, \.json\.gz or \.json\.zst/);
+    writeFileSync(join(dir, "bench.json.zst"), "");
+    expect(stackStateFile(join(dir, "bench"))).toBe(join(dir, "bench.json.zst"));
+    writeFileSync(join(dir, "bench.json"), "");
+    expect(stackStateFile(join(dir, "bench"))).toBe(join(dir, "bench.json"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

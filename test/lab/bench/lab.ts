@@ -3,7 +3,7 @@
  * tests (`.lab-e2e*`, 127.0.0.110+ and 127.0.1.110+) or a developer's lab (`.lab`, 127.0.0.2+). Stack files go under
  * `.lab-bench/stacks/`; runs go through the real Pulumi CLI and engine (test/lab/engine).
  */
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { join } from "path";
 import { parse, stringify } from "yaml";
 import { REPO_ROOT, countSince, logOffsets, readStackFile, startLab, stopLab } from "../nodes";
@@ -138,6 +138,17 @@ export async function countingSessions<T>(nodes: string[], f: () => Promise<T>):
   return { value, sessions: Object.fromEntries(nodes.map((n) => [n, counts[n]?.accepted ?? 0])) };
 }
 
+/**
+ * The local backend's state file of the stack at `base` (`<dir>/<stack>`, no extension): `<base>.json`,
+ * or `.json.gz` / `.json.zst` when the engine compresses it (`PULUMI_DIY_BACKEND_GZIP`, `_ZSTD`).
+ * @throws Error naming `base` when none of the three exists.
+ */
+export function stackStateFile(base: string): string {
+  const found = ["", ".gz", ".zst"].map((ext) => `${base}.json${ext}`).find((f) => existsSync(f));
+  if (found === undefined) throw new Error(`no state file ${base}.json, .json.gz or .json.zst`);
+  return found;
+}
+
 /** One `pulumi up` of the bench stack on the real engine, timed. */
 export interface BenchRun {
   /** Wall time of `pulumi up` alone (the Automation API call: CLI, engine, program, provider plugin), seconds. */
@@ -150,7 +161,8 @@ export interface BenchRun {
   started_epoch_s: number;
   /**
    * The stack's state file after the run (the local backend's `.pulumi/stacks/<project>/<stack>.json`,
-   * which the engine writes whole after every resource operation), KB.
+   * `.json.gz` or `.json.zst` with `PULUMI_DIY_BACKEND_GZIP` or `_ZSTD`: which the engine writes whole
+   * after every resource operation), KB as written (compressed, when it is).
    */
   state_kb: number;
   engine: LabRunResult;
@@ -177,7 +189,6 @@ export async function benchUp(stackFile: string, c: BenchCluster, parallel?: num
     throw new Error(`pulumi up of ${stackFile} failed: ${errors.join("; ") || engine.error}`);
   }
   const commands_run = engine.steps.filter((s) => s.type === "command:remote:Command" && s.done === true).length;
-  const stateFile = join(pulumiPaths(LAB_DIR).state, ".pulumi", "stacks", projectName(), `${lab.stack.name}.json`);
-  const state_kb = Math.round(statSync(stateFile).size / 1024);
+  const state_kb = Math.round(statSync(stackStateFile(join(pulumiPaths(LAB_DIR).state, ".pulumi", "stacks", projectName(), lab.stack.name))).size / 1024);
   return { wall_s: wall, sessions, commands_run, started_epoch_s, state_kb, engine };
 }

@@ -14,7 +14,7 @@ import { BenchCluster, benchLabDown } from "./lab";
 import { machine } from "./machine";
 import { parseOptions, type BenchOptions } from "./options";
 import { renderReport } from "./report";
-import { BenchResult, clusterResult } from "./result";
+import { BenchResult, clusterResult, stateSetup } from "./result";
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -44,8 +44,7 @@ async function main(): Promise<void> {
       runs: o.runs,
       standin: o.standin,
       engine_parallel: parallel,
-      // Only the final state saved (not for real use): figures taken with it are not comparable to the others.
-      ...(process.env.PULUMI_SKIP_CHECKPOINTS === "true" ? { state_saves: "skipped (PULUMI_SKIP_CHECKPOINTS=true)" } : {}),
+      ...stateSetup(process.env),
       max_concurrent_joins: o.joins ?? "the component's default (10)",
       calibration_samples_per_run: CALIBRATION_SAMPLES,
     },

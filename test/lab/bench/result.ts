@@ -66,6 +66,24 @@ export interface EngineFloorFigures {
   parallel: string;
 }
 
+/**
+ * How the engine saved the state in this run, for the JSON's `setup` (nothing when as by default): `state_saves`
+ * when `PULUMI_SKIP_CHECKPOINTS=true` (only the final state saved: not for real use, figures not comparable),
+ * `state_compression` when the local backend compresses its state file (Pulumi's own settings
+ * `PULUMI_DIY_BACKEND_ZSTD` or `_GZIP`; the engine refuses both at once), and `state_backups` when it
+ * copies no backup of the state to `.pulumi/backups` (`PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS`).
+ * A setting is on as the engine reads it: `1`, or `true` in any case.
+ */
+export function stateSetup(env: NodeJS.ProcessEnv): Record<string, string> {
+  const on = (name: string) => env[name] === "1" || env[name]?.toLowerCase() === "true";
+  const compression = on("PULUMI_DIY_BACKEND_ZSTD") ? "zstd (PULUMI_DIY_BACKEND_ZSTD)" : on("PULUMI_DIY_BACKEND_GZIP") ? "gzip (PULUMI_DIY_BACKEND_GZIP)" : undefined;
+  return {
+    ...(on("PULUMI_SKIP_CHECKPOINTS") ? { state_saves: "skipped (PULUMI_SKIP_CHECKPOINTS=true)" } : {}),
+    ...(compression !== undefined ? { state_compression: compression } : {}),
+    ...(on("PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS") ? { state_backups: "none (PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS)" } : {}),
+  };
+}
+
 /** Everything one bench run measured. */
 export interface BenchResult {
   machine: Machine;
