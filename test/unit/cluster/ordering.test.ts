@@ -196,8 +196,10 @@ test("describePlan lists every step of the desired state in order, known without
   expect(index("cp2-join")).toBeLessThan(index("cp3-join-token"));
   expect(plan[index("cp3-join-token")]).toContain("(on cp1, after cp1-cluster-config; after cp2-upgrade if cp2 had joined before this run, else after cp2-join)");
   expect(plan[index("cp3-drain")]).toContain("(on cp1, after cp3-upgrade; after cp2-node-metadata if cp2 had joined before this run, else after cp2-join; if cp1 or cp3 had joined before this run: after cp2-node-metadata)");
+  // A new worker's join-token runs nothing, but each is an engine operation: after the first control-plane
+  // join's material, so that they run beside that join rather than ahead of it.
   expect(plan[index("w1-join-token")]).toContain(
-    "c-w1-join-token (on cp1, after cp1-cluster-config; if w1 had joined before this run: after cp3-upgrade if cp3 had joined before this run, else after cp3-join): ",
+    "c-w1-join-token (on cp1, after cp1-cluster-config, cp2-join-token; if w1 had joined before this run: after cp3-upgrade if cp3 had joined before this run, else after cp3-join): ",
   );
   expect(plan[index("workers_1-join-material")]).toContain(
     "c-workers_1-join-material (on cp1, after cp1-cluster-config, w1-join-token, w2-join-token; after cp3-upgrade if cp3 had joined before this run, else after cp3-join): make fresh join material for the join wave of w1 and w2: ONE bootstrap token",
