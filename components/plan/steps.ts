@@ -69,8 +69,8 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    the first batch drains once its unit is done), in join waves (the workers not gone, in plan order,
  *    `maxConcurrentJoins` at a time, ids `workers_<n>`): each wave's `join-material` (ONE bootstrap token
  *    for its members, on the first control-plane node) after its members' own `join-token` (after the
- *    first control-plane join's `join-token`, so that these steps run beside that join rather than ahead of
- *    it; it runs no command on a worker that joins in this run and then waits for nothing more; on a worker
+ *    first control-plane join's `join-token` when there is a second control-plane node, so that these steps
+ *    run beside that join rather than ahead of it; it runs no command on a worker that joins in this run and then waits for nothing more; on a worker
  *    that had joined it waits for the control plane as the wave's material does) and after the join its first member waits for (so
  *    the token's lifetime starts when the wave can start joining, and a failed join stops the run with
  *    at most the next wave's token made), each member's `join` with that material, after the

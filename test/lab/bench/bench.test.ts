@@ -1,6 +1,6 @@
 /** The benchmark's pure parts: statistics, options, the floor's commands, step kinds, session figures. No time asserted. */
 import { execFileSync } from "child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "fs";
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { median, pairedRatios, summarize } from "./stats";
@@ -147,10 +147,16 @@ test("the JSON's setup says how the engine saved the state; the state file is fo
   expect(stateSetup({})).toEqual({});
   expect(stateSetup({ PULUMI_SKIP_CHECKPOINTS: "true", PULUMI_DIY_BACKEND_ZSTD: "1", PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS: "TRUE" })).toEqual({
     state_saves: "skipped (PULUMI_SKIP_CHECKPOINTS=true)",
-    state_compression: "zstd (PULUMI_DIY_BACKEND_ZSTD)",
-    state_backups: "none (PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS)",
+    state_compression: "zstd (PULUMI_DIY_BACKEND_ZSTD=1)",
+    state_backups: "none (PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS=TRUE)",
   });
-  expect(stateSetup({ PULUMI_DIY_BACKEND_GZIP: "True" })).toEqual({ state_compression: "gzip (PULUMI_DIY_BACKEND_GZIP)" });
+  expect(stateSetup({ PULUMI_DIY_BACKEND_GZIP: "True" })).toEqual({ state_compression: "gzip (PULUMI_DIY_BACKEND_GZIP=True)" });
+  // The alternative names, as the engine reads them: only when the name itself is not set at all.
+  expect(stateSetup({ PULUMI_SELF_MANAGED_STATE_GZIP: "1", PULUMI_RETAIN_CHECKPOINTS: "true" })).toEqual({
+    state_compression: "gzip (PULUMI_SELF_MANAGED_STATE_GZIP=1)",
+    state_history: "every save also written to a file of its own (PULUMI_RETAIN_CHECKPOINTS=true)",
+  });
+  expect(stateSetup({ PULUMI_DIY_BACKEND_ZSTD: "", PULUMI_SELF_MANAGED_STATE_ZSTD: "true" })).toEqual({});
   // As the engine reads them: anything but 1 or true is off.
   expect(stateSetup({ PULUMI_DIY_BACKEND_GZIP: "yes", PULUMI_SKIP_CHECKPOINTS: "0" })).toEqual({});
   const dir = mkdtempSync(join(tmpdir(), "bench-state-"));
@@ -158,7 +164,11 @@ test("the JSON's setup says how the engine saved the state; the state file is fo
     expect(() => stackStateFile(join(dir, "bench"))).toThrow(/no state file .*bench\.json, \.json\.gz or \.json\.zst/);
     writeFileSync(join(dir, "bench.json.zst"), "");
     expect(stackStateFile(join(dir, "bench"))).toBe(join(dir, "bench.json.zst"));
+    // Several: the most recently modified, as the engine reads it.
     writeFileSync(join(dir, "bench.json"), "");
+    utimesSync(join(dir, "bench.json"), 1000, 1000);
+    expect(stackStateFile(join(dir, "bench"))).toBe(join(dir, "bench.json.zst"));
+    utimesSync(join(dir, "bench.json.zst"), 500, 500);
     expect(stackStateFile(join(dir, "bench"))).toBe(join(dir, "bench.json"));
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -140,13 +140,15 @@ export async function countingSessions<T>(nodes: string[], f: () => Promise<T>):
 
 /**
  * The local backend's state file of the stack at `base` (`<dir>/<stack>`, no extension): `<base>.json`,
- * or `.json.gz` / `.json.zst` when the engine compresses it (`PULUMI_DIY_BACKEND_GZIP`, `_ZSTD`).
+ * or `.json.gz` / `.json.zst` when the engine compresses it (`PULUMI_DIY_BACKEND_GZIP`, `_ZSTD`). When
+ * several exist, the most recently modified, the later listed on a tie, as the engine picks it
+ * (pkg/backend/diy/state.go `stackPath`).
  * @throws Error naming `base` when none of the three exists.
  */
 export function stackStateFile(base: string): string {
-  const found = ["", ".gz", ".zst"].map((ext) => `${base}.json${ext}`).find((f) => existsSync(f));
-  if (found === undefined) throw new Error(`no state file ${base}.json, .json.gz or .json.zst`);
-  return found;
+  const found = ["", ".gz", ".zst"].map((ext) => `${base}.json${ext}`).filter((f) => existsSync(f));
+  if (found.length === 0) throw new Error(`no state file ${base}.json, .json.gz or .json.zst`);
+  return found.reduce((best, f) => (statSync(f).mtimeMs >= statSync(best).mtimeMs ? f : best));
 }
 
 /** One `pulumi up` of the bench stack on the real engine, timed. */

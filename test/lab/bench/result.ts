@@ -67,20 +67,42 @@ export interface EngineFloorFigures {
 }
 
 /**
- * How the engine saved the state in this run, for the JSON's `setup` (nothing when as by default): `state_saves`
- * when `PULUMI_SKIP_CHECKPOINTS=true` (only the final state saved: not for real use, figures not comparable),
- * `state_compression` when the local backend compresses its state file (Pulumi's own settings
- * `PULUMI_DIY_BACKEND_ZSTD` or `_GZIP`; the engine refuses both at once), and `state_backups` when it
- * copies no backup of the state to `.pulumi/backups` (`PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS`).
- * A setting is on as the engine reads it: `1`, or `true` in any case.
+ * One of Pulumi's boolean settings as the engine reads it (sdk/go/common/util/env): its name when that is
+ * in the environment at all, else its alternative name; on for `1` or `true` in any case. Returns the
+ * name it was read from, or undefined when off.
+ */
+function pulumiSetting(env: NodeJS.ProcessEnv, name: string, alternative?: string): string | undefined {
+  const from = name in env ? name : alternative !== undefined && alternative in env ? alternative : undefined;
+  if (from === undefined) return undefined;
+  const v = env[from] ?? "";
+  return v === "1" || v.toLowerCase() === "true" ? `${from}=${v}` : undefined;
+}
+
+/**
+ * How the engine saved the state in this run, for the JSON's `setup`: `{}` when as by default, else some of
+ * - `state_saves: "skipped (PULUMI_SKIP_CHECKPOINTS=true)"`: only the final state saved (not for real use;
+ *   figures not comparable with the others);
+ * - `state_compression: "zstd (PULUMI_DIY_BACKEND_ZSTD=true)"` or `"gzip (...)"`: the local backend writes
+ *   its state file compressed (`state_kb` is then the compressed size; the engine refuses both at once);
+ * - `state_backups: "none (...)"`: no copy of the state to `.pulumi/backups` once per update
+ *   (`PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS`);
+ * - `state_history: "every save also written to a file of its own (...)"`
+ *   (`PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS`: a second whole write per save).
+ * Each setting is read as the engine reads it (`pulumiSetting`: the alternative names
+ * `PULUMI_SELF_MANAGED_STATE_ZSTD`, `_GZIP`, `PULUMI_DISABLE_CHECKPOINT_BACKUPS` and
+ * `PULUMI_RETAIN_CHECKPOINTS` too); the value names the variable and its value as set.
  */
 export function stateSetup(env: NodeJS.ProcessEnv): Record<string, string> {
-  const on = (name: string) => env[name] === "1" || env[name]?.toLowerCase() === "true";
-  const compression = on("PULUMI_DIY_BACKEND_ZSTD") ? "zstd (PULUMI_DIY_BACKEND_ZSTD)" : on("PULUMI_DIY_BACKEND_GZIP") ? "gzip (PULUMI_DIY_BACKEND_GZIP)" : undefined;
+  const skipped = pulumiSetting(env, "PULUMI_SKIP_CHECKPOINTS");
+  const zstd = pulumiSetting(env, "PULUMI_DIY_BACKEND_ZSTD", "PULUMI_SELF_MANAGED_STATE_ZSTD");
+  const gzip = pulumiSetting(env, "PULUMI_DIY_BACKEND_GZIP", "PULUMI_SELF_MANAGED_STATE_GZIP");
+  const noBackups = pulumiSetting(env, "PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS", "PULUMI_DISABLE_CHECKPOINT_BACKUPS");
+  const history = pulumiSetting(env, "PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS", "PULUMI_RETAIN_CHECKPOINTS");
   return {
-    ...(on("PULUMI_SKIP_CHECKPOINTS") ? { state_saves: "skipped (PULUMI_SKIP_CHECKPOINTS=true)" } : {}),
-    ...(compression !== undefined ? { state_compression: compression } : {}),
-    ...(on("PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS") ? { state_backups: "none (PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS)" } : {}),
+    ...(skipped !== undefined ? { state_saves: `skipped (${skipped})` } : {}),
+    ...(zstd !== undefined ? { state_compression: `zstd (${zstd})` } : gzip !== undefined ? { state_compression: `gzip (${gzip})` } : {}),
+    ...(noBackups !== undefined ? { state_backups: `none (${noBackups})` } : {}),
+    ...(history !== undefined ? { state_history: `every save also written to a file of its own (${history})` } : {}),
   };
 }
 

@@ -201,6 +201,9 @@ test("describePlan lists every step of the desired state in order, known without
   expect(plan[index("w1-join-token")]).toContain(
     "c-w1-join-token (on cp1, after cp1-cluster-config, cp2-join-token; if w1 had joined before this run: after cp3-upgrade if cp3 had joined before this run, else after cp3-join): ",
   );
+  // With one control-plane node there is no such join: after the kubeadm-config edit alone.
+  const single = describePlan("c", buildPlan(validateCluster(clusterArgs({ nodes: [node("cp1", "control-plane", 1), node("w1", "worker", 4)] }) as never)));
+  expect(single.find((l) => l.includes(" c-w1-join-token "))).toContain("c-w1-join-token (on cp1, after cp1-cluster-config; if w1 had joined before this run: ");
   expect(plan[index("workers_1-join-material")]).toContain(
     "c-workers_1-join-material (on cp1, after cp1-cluster-config, w1-join-token, w2-join-token; after cp3-upgrade if cp3 had joined before this run, else after cp3-join): make fresh join material for the join wave of w1 and w2: ONE bootstrap token",
   );
