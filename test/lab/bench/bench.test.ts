@@ -9,7 +9,7 @@ import { batches, initCommand, joinCommand, parseInitOutput, redacted, sideBySid
 import { kindOf, startAndTail, stepKinds, timeline } from "./steps";
 import { PROVISION_DURATIONS, UPGRADE_DURATIONS, benchDurations, countKubeadmRuns, scaledDurations } from "./cluster";
 import { engineEdges, sessionFigures, stateSetup } from "./result";
-import { addressOf, assertLabInstalls, nodeNames, stackStateFile } from "./lab";
+import { addressOf, assertLabInstalls, fitsBenchLab, nodeNames, stackStateFile } from "./lab";
 import { LAB_INSTALLS } from "../e2e/helpers";
 import type { StepRecord } from "../engine/run";
 
@@ -135,6 +135,9 @@ test("step kinds, engine start and tail, kubeadm runs, sessions per node, names 
   expect(addressOf(0)).toBe("127.0.0.150");
   expect(addressOf(49)).toBe("127.0.0.199");
   expect(() => addressOf(50)).toThrow(/outside 127.0.0.150-199/);
+  // Refused before anything starts, naming the option and the most it can be.
+  expect(fitsBenchLab({ controlPlanes: 3, workers: 47 })).toEqual({ controlPlanes: 3, workers: 47 });
+  expect(() => fitsBenchLab({ controlPlanes: 3, workers: 48 })).toThrow("--workers 48: the bench lab holds 50 nodes (127.0.0.150-199), 3 of them control-plane: at most 47 workers");
 });
 
 test("the bench refuses a stack whose install commands would reach a package repository", () => {

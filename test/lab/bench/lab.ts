@@ -41,6 +41,20 @@ export function addressOf(i: number): string {
   return `127.0.0.${x}`;
 }
 
+/**
+ * `c` as the bench lab can hold it: at most LAST_ADDRESS - FIRST_ADDRESS + 1 (50) nodes.
+ * @throws Error naming `--workers`, the lab's size and the most workers it holds beside `c`'s control-plane nodes.
+ */
+export function fitsBenchLab(c: BenchCluster): BenchCluster {
+  const room = LAST_ADDRESS - FIRST_ADDRESS + 1;
+  if (c.controlPlanes + c.workers > room) {
+    throw new Error(
+      `--workers ${c.workers}: the bench lab holds ${room} nodes (127.0.0.${FIRST_ADDRESS}-${LAST_ADDRESS}), ${c.controlPlanes} of them control-plane: at most ${room - c.controlPlanes} workers`,
+    );
+  }
+  return c;
+}
+
 /** `cp-1..cp-N`, then `worker-1..worker-M`. */
 export function nodeNames(c: BenchCluster): string[] {
   return [

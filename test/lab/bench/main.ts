@@ -10,7 +10,7 @@ import { join } from "path";
 import { REPO_ROOT } from "../nodes";
 import { CALIBRATION_SAMPLES, FROM, Repetition, UPGRADES, benchDurations, runRepetition } from "./cluster";
 import { runEval } from "./eval";
-import { BenchCluster, benchLabDown } from "./lab";
+import { BenchCluster, benchLabDown, fitsBenchLab } from "./lab";
 import { machine } from "./machine";
 import { parseOptions, type BenchOptions } from "./options";
 import { renderReport } from "./report";
@@ -19,15 +19,16 @@ import { BenchResult, clusterResult, stateSetup } from "./result";
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   let o: BenchOptions;
+  let c: BenchCluster;
   try {
     o = parseOptions(argv);
+    c = fitsBenchLab({ controlPlanes: 3, workers: o.workers });
   } catch (e) {
     // A bad argument: its message and the usage, without a stack trace.
     process.stderr.write(`bench: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(2);
   }
   const say = (l: string): void => void process.stderr.write(`bench ${new Date().toISOString().slice(11, 19)}: ${l}\n`);
-  const c: BenchCluster = { controlPlanes: 3, workers: o.workers };
   const m = machine();
   // The engine's --parallel: the bench's option, else PULUMI_PARALLEL as the CLI reads it, else the CLI's default.
   const envParallel = process.env.PULUMI_PARALLEL;
