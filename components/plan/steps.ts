@@ -70,8 +70,9 @@ function wholeNumber(name: string, value: number, min: number): number {
  *    `maxConcurrentJoins` at a time, ids `workers_<n>`): each wave's `join-material` (ONE bootstrap token
  *    for its members, on the first control-plane node) after its members' own `join-token` (after the
  *    first control-plane join's `join-token` when there is a second control-plane node, so that these steps
- *    run beside that join rather than ahead of it; it runs no command on a worker that joins in this run and then waits for nothing more; on a worker
- *    that had joined it waits for the control plane as the wave's material does) and after the join its first member waits for (so
+ *    run beside that join rather than ahead of it; it runs no command on a worker that joins in this run
+ *    and then waits for nothing more; on a worker that had joined it waits for the control plane as the
+ *    wave's material does) and after the join its first member waits for (so
  *    the token's lifetime starts when the wave can start joining, and a failed join stops the run with
  *    at most the next wave's token made), each member's `join` with that material, after the
  *    join of the worker `maxConcurrentJoins` places before it (a sliding window: at most that many joins
@@ -189,9 +190,10 @@ export function buildPlan(cluster: ValidCluster, options: PlanOptions = {}): Ste
     const id = stepId(node.name, workerJoinToken.action);
     // On a worker that joins in this run it runs no command and waits for nothing more (its join waits for
     // the control plane through its wave's join-material), so the idle tokens are done before that wave.
-    // They come after the first control-plane join's material, which that join waits for alone (it was
-    // registered first, so the engine starts it first): so they run beside that join, not ahead of it, where
-    // one engine operation each (and a save of the state) held it back by 2 s with 47 workers.
+    // They come after the first control-plane join's material, which that join waits for too, so they run
+    // beside that join, not ahead of it: becoming ready with its material, one engine operation each (and
+    // a save of the state) held it back by up to 2.1 s with 47 workers; after it, the join got a slot at
+    // once in every run measured (README, Performance).
     // On a worker that had joined, its update (a changed script: joinTokenTtl, a new package version) runs
     // `kubeadm token create` on the first control-plane node: once every API server is at the target.
     if (!tokens.has(id)) add(node, cp1, workerJoinToken, [configured, ...firstJoinMaterial], { ...controlPlaneUpgraded, ifJoined: node.name });

@@ -68,8 +68,8 @@ export interface EngineFloorFigures {
 
 /**
  * One of Pulumi's boolean settings as the engine reads it (sdk/go/common/util/env): its name when that is
- * in the environment at all, else its alternative name; on for `1` or `true` in any case. Returns the
- * name it was read from, or undefined when off.
+ * in the environment at all, else its alternative name; on for `1` or `true` in any case. Returns
+ * `<name>=<value>` as read (the name it was read from, the value as set), or undefined when off.
  */
 function pulumiSetting(env: NodeJS.ProcessEnv, name: string, alternative?: string): string | undefined {
   const from = name in env ? name : alternative !== undefined && alternative in env ? alternative : undefined;
