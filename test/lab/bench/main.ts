@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     o = parseOptions(argv);
     c = fitsBenchLab({ controlPlanes: 3, workers: o.workers });
   } catch (e) {
-    // A bad argument: its message and the usage, without a stack trace.
+    // A bad argument (malformed: with the usage; more workers than the lab holds): its message, without a stack trace.
     process.stderr.write(`bench: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(2);
   }
